@@ -18,6 +18,7 @@ Needs tmux. Writes [{"status": int, "messages": [...]}, ...] in request order.
 
 import ast
 import asyncio
+import contextlib
 import importlib.util
 import json
 import logging
@@ -76,6 +77,31 @@ class LocalEnvironment:
         return types.SimpleNamespace(return_code=done.returncode, stdout=done.stdout, stderr=done.stderr)
 
 
+@contextlib.asynccontextmanager
+async def harbor_pane(tmux_session, prompt: str):
+    """Harbor's own TmuxSession ("terminus-2", as Terminus 2 names it) started in a private tmux server,
+    in a throwaway home whose bash prints `prompt`; yields (session, environment), kills the server after."""
+    with tempfile.TemporaryDirectory(prefix="t2-oracle-") as tmp:
+        root = Path(tmp)
+        (root / "app").mkdir()
+        (root / ".bash_profile").write_text(
+            f"PS1={json.dumps(prompt)}\nunset PROMPT_COMMAND\nHISTFILE=/dev/null\ncd {root / 'app'}\n"
+        )
+        env = LocalEnvironment(root)
+        session = tmux_session.TmuxSession(
+            session_name="terminus-2",
+            environment=env,
+            logging_path=root / "pane.log",
+            local_asciinema_recording_path=None,
+            remote_asciinema_recording_path=None,
+        )
+        try:
+            await session.start()
+            yield session, env
+        finally:
+            await env.exec("tmux kill-server")
+
+
 class Terminus2Source:
     """Methods and f-strings of terminus_2.py, evaluated from its source text."""
 
@@ -119,29 +145,12 @@ async def derive(script: dict) -> list[dict]:
     prompt = script["shell_prompt"]
     instruction = script["instruction"]
 
-    with tempfile.TemporaryDirectory(prefix="t2-oracle-") as tmp:
-        root = Path(tmp)
-        (root / "app").mkdir()
-        (root / ".bash_profile").write_text(
-            f"PS1={json.dumps(prompt)}\nunset PROMPT_COMMAND\nHISTFILE=/dev/null\ncd {root / 'app'}\n"
-        )
-        env = LocalEnvironment(root)
-        session = tmux_session.TmuxSession(
-            session_name="terminus-2",
-            environment=env,
-            logging_path=root / "pane.log",
-            local_asciinema_recording_path=None,
-            remote_asciinema_recording_path=None,
-        )
-        try:
-            await session.start()
-            await settle(session, prompt.rstrip(), 1)
-            # The pane as Terminus 2 finds it after setup's `clear` (tmux clears screen and history).
-            await env.exec("tmux send-keys -t terminus-2 -- 'clear' Enter")
-            await settle(session, prompt.rstrip(), 1, cleared=True)
-            return await play(script, session, parser, agent, limit, confirmation, template, source, instruction)
-        finally:
-            await env.exec("tmux kill-server")
+    async with harbor_pane(tmux_session, prompt) as (session, env):
+        await settle(session, prompt.rstrip(), 1)
+        # The pane as Terminus 2 finds it after setup's `clear` (tmux clears screen and history).
+        await env.exec("tmux send-keys -t terminus-2 -- 'clear' Enter")
+        await settle(session, prompt.rstrip(), 1, cleared=True)
+        return await play(script, session, parser, agent, limit, confirmation, template, source, instruction)
 
 
 async def settle(session, prompt_line: str, prompts: int, cleared: bool = False) -> None:

@@ -11,12 +11,11 @@ and records `get_incremental_output()` and `capture_pane()`. Output: {"initial":
 import asyncio
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from derive_terminus2_golden import T2, LocalEnvironment, load, stub_modules  # noqa: E402
+from derive_terminus2_golden import T2, harbor_pane, load, stub_modules  # noqa: E402
 
 
 async def idle(session, prompt_line: str) -> None:
@@ -37,40 +36,23 @@ async def run(spec: dict) -> dict:
     stub_modules()
     tmux_session = load(T2 / "tmux_session.py", "harbor_tmux_session")
     prompt = spec["prompt"]
-    with tempfile.TemporaryDirectory(prefix="t2-tmux-") as tmp:
-        root = Path(tmp)
-        (root / "app").mkdir()
-        (root / ".bash_profile").write_text(
-            f"PS1={json.dumps(prompt)}\nunset PROMPT_COMMAND\nHISTFILE=/dev/null\ncd {root / 'app'}\n"
-        )
-        env = LocalEnvironment(root)
-        session = tmux_session.TmuxSession(
-            session_name="terminus-2",
-            environment=env,
-            logging_path=root / "pane.log",
-            local_asciinema_recording_path=None,
-            remote_asciinema_recording_path=None,
-        )
-        try:
-            await session.start()
+    async with harbor_pane(tmux_session, prompt) as (session, env):
+        await idle(session, prompt.rstrip())
+        await env.exec("tmux send-keys -t terminus-2 -- 'clear' Enter")
+        await asyncio.sleep(0.3)
+        await idle(session, prompt.rstrip())
+        out = {"initial": await session.get_incremental_output(), "steps": []}
+        for keys in spec["steps"]:
+            for key in keys:
+                await session.send_keys(key, block=False, min_timeout_sec=0.05)
             await idle(session, prompt.rstrip())
-            await env.exec("tmux send-keys -t terminus-2 -- 'clear' Enter")
-            await asyncio.sleep(0.3)
-            await idle(session, prompt.rstrip())
-            out = {"initial": await session.get_incremental_output(), "steps": []}
-            for keys in spec["steps"]:
-                for key in keys:
-                    await session.send_keys(key, block=False, min_timeout_sec=0.05)
-                await idle(session, prompt.rstrip())
-                out["steps"].append(
-                    {
-                        "incremental": await session.get_incremental_output(),
-                        "visible": await session.capture_pane(capture_entire=False),
-                    }
-                )
-            return out
-        finally:
-            await env.exec("tmux kill-server")
+            out["steps"].append(
+                {
+                    "incremental": await session.get_incremental_output(),
+                    "visible": await session.capture_pane(capture_entire=False),
+                }
+            )
+        return out
 
 
 print(json.dumps(asyncio.run(run(json.load(sys.stdin)))))

@@ -1,3 +1,4 @@
+import { orderWarning } from './order-warning.ts';
 import {
   autoCorrected,
   combineWarnings,
@@ -83,19 +84,12 @@ function extractJsonContent(response: string): { json: string; warnings: string[
 
 /** `_check_field_order`. */
 function checkFieldOrder(json: string, warnings: string[]): void {
-  const expected = ['analysis', 'plan', 'commands'];
-  const positions = new Map<string, number>();
-  for (const field of expected) {
-    const match = new RegExp(`"(${field})"${PY_S}*:`, 'u').exec(json);
-    if (match) positions.set(field, match.index);
-  }
-  if (positions.size < 2) return;
-  const present = expected.filter((f) => positions.has(f));
-  const actual = [...present].sort((a, b) => (positions.get(a) as number) - (positions.get(b) as number));
-  if (actual.join() !== present.join())
-    warnings.push(
-      `Fields appear in wrong order. Found: ${actual.join(' → ')}, expected: ${present.join(' → ')}`,
-    );
+  const warning = orderWarning(
+    'Fields',
+    ['analysis', 'plan', 'commands'],
+    (field) => new RegExp(`"(${field})"${PY_S}*:`, 'u').exec(json)?.index,
+  );
+  if (warning) warnings.push(warning);
 }
 
 /** `_validate_json_structure`: an error text, or "". */

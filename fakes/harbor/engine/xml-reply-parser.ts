@@ -1,3 +1,4 @@
+import { orderWarning } from './order-warning.ts';
 import {
   autoCorrected,
   combineWarnings,
@@ -94,18 +95,12 @@ function findTopLevelTags(content: string): string[] {
 
 /** `_check_section_order`. */
 function checkSectionOrder(content: string, warnings: string[]): void {
-  const positions = new Map<string, number>();
-  for (const section of REQUIRED) {
-    const match = new RegExp(`<${section}(?:${PY_S}|>|/>)`, 'u').exec(content);
-    if (match) positions.set(section, match.index);
-  }
-  if (positions.size < 2) return;
-  const present = REQUIRED.filter((s) => positions.has(s));
-  const actual = [...present].sort((a, b) => (positions.get(a) as number) - (positions.get(b) as number));
-  if (actual.join() !== present.join())
-    warnings.push(
-      `Sections appear in wrong order. Found: ${actual.join(' → ')}, expected: ${present.join(' → ')}`,
-    );
+  const warning = orderWarning(
+    'Sections',
+    REQUIRED,
+    (section) => new RegExp(`<${section}(?:${PY_S}|>|/>)`, 'u').exec(content)?.index,
+  );
+  if (warning) warnings.push(warning);
 }
 
 /** `_extract_sections`: section texts (stripped), plus the missing/unknown/duplicate/order warnings. */

@@ -169,6 +169,15 @@ const SAMPLES_FIELDS = {
   metadata: fc.jsonValue({ maxDepth: 2 }),
 };
 
+/** Whether a parsed JSON value has a lone surrogate in any string or key (UTF-8 cannot encode it). */
+function holdsLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return !value.isWellFormed();
+  if (Array.isArray(value)) return value.some(holdsLoneSurrogate);
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).some(([key, inner]) => !key.isWellFormed() || holdsLoneSurrogate(inner));
+  return false;
+}
+
 describe('the session server under malformed requests', () => {
   type Target = 'health' | 'create' | 'session' | 'chat' | 'samples' | 'proxy' | 'odd';
   type IdKind = 'live' | 'unknown' | 'odd';
@@ -288,9 +297,18 @@ describe('the session server under malformed requests', () => {
       case 'json-scalar':
         return plain500;
       case 'empty':
-      case 'json-object':
-        // A fresh session has no nodes, so max_seq_len is never compared: no_records whatever it holds.
         return live ? statusIn(200) : sessionError(404);
+      case 'json-object': {
+        if (!live) return sessionError(404);
+        // Miles answers a plain 500 here: a non-null `metadata` goes into the reply's meta as
+        // `session_metadata.agent`, and the meta is written with `json.dumps(..., ensure_ascii=False)
+        // .encode("utf-8")`, which raises UnicodeEncodeError on a lone surrogate (miles@31f1ca96
+        // miles/rollout/session/v2/core.py collect_samples, samples/codec.py encode_samples).
+        const metadata = body.object?.metadata;
+        if (metadata !== undefined && metadata !== null && holdsLoneSurrogate(metadata)) return plain500;
+        // A fresh session has no nodes, so max_seq_len is never compared: no_records whatever it holds.
+        return statusIn(200);
+      }
     }
   }
 

@@ -79,7 +79,7 @@ function checksSection(report: ReplayReport): string {
     const evidence =
       c.evidence.length === 0
         ? ''
-        : `<details><summary>${c.evidence.length} evidence</summary><table><tr><th>severity</th><th>kind</th><th>step</th><th>group</th><th>rollout</th><th>sample</th><th>leaf</th><th>node</th><th>tokens</th><th>detail</th></tr>${c.evidence.map(evidenceRow).join('')}</table></details>`;
+        : `<details><summary>${plural(c.evidence.length, 'evidence item')}</summary><table><tr><th>severity</th><th>kind</th><th>step</th><th>group</th><th>rollout</th><th>sample</th><th>leaf</th><th>node</th><th>tokens</th><th>detail</th></tr>${c.evidence.map(evidenceRow).join('')}</table></details>`;
     return `<tr data-check="${escapeHtml(c.name)}"><td>${escapeHtml(c.name)}</td><td>${verdictBadge(c.verdict)}${firstReason(c.evidence)}</td><td>${escapeHtml(c.title)}</td><td>${escapeHtml(c.mode)}</td><td>${evidence}</td></tr>`;
   });
   const skipped = report.skipped_checks.map(
@@ -148,7 +148,7 @@ export function renderHtml(report: ReplayReport): string {
   const c = report.config;
   const steps = report.steps.map(
     (step) => `<h2>Step ${step.step}</h2>
-<div class="meta">${step.num_rollouts} rollouts trained · ${(step.duration_ms / 1000).toFixed(2)} s</div>
+<div class="meta">${plural(step.num_rollouts, 'rollout')} trained · ${(step.duration_ms / 1000).toFixed(2)} s</div>
 ${step.normalization_error ? `<p class="error">Miles' conversion would raise (${escapeHtml(step.normalization_error.code)}): ${escapeHtml(step.normalization_error.message)}</p>` : ''}
 <h3>Metrics</h3>${metricsTable(step)}
 <h3>GRPO</h3><p class="schedule">${escapeHtml(scheduleText(step))}</p>${grpoTable(step)}

@@ -153,3 +153,26 @@ describe('a rollout row', () => {
     expect(card(0, 0)).toContain('<div class="meta episode">episode: proactive-once, variant 0</div>');
   });
 });
+
+describe('counts in the reports', () => {
+  it('are singular for exactly one (1 note, 1 finding, 1 rollout, 1 row, 1 optimizer step)', () => {
+    const r = report();
+    const step = r.steps[0]!;
+    step.num_rollouts = 1;
+    step.train_schedule.steps = [{ rollouts: [0], row_count: 1, loss_divisor: 1 }];
+    step.train_schedule.distinct_rollouts = 1;
+    step.train_schedule.dropped_rollouts = [3];
+    step.train_schedule.dropped_rows = 1;
+    const check = r.checks[0]!;
+    check.counts = { fail: 0, finding: 1, info: 1 };
+    check.evidence = check.evidence.slice(0, 1);
+    const wrong =
+      /\b1 (notes|findings|rollouts|rows|optimizer steps|distinct rollouts|evidence items)\b|\(s\)/;
+    const summary = renderSummary(r);
+    expect(summary).not.toMatch(wrong);
+    expect(summary).toContain('1 finding, 1 note');
+    expect(summary).toContain('1 optimizer step: 1 rollout (1 row) / 1; dropped 1 rollout (1 row): 3');
+    expect(summary).toContain('step 0: 1 rollout trained');
+    expect(renderHtml(r)).not.toMatch(wrong);
+  });
+});

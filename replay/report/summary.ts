@@ -25,8 +25,8 @@ function locator(e: Evidence): string {
 function countsText(counts: { fail: number; finding: number; info: number }): string {
   const parts: string[] = [];
   if (counts.fail > 0) parts.push(`${counts.fail} failed`);
-  if (counts.finding > 0) parts.push(`${counts.finding} findings`);
-  if (counts.info > 0) parts.push(`${counts.info} notes`);
+  if (counts.finding > 0) parts.push(plural(counts.finding, 'finding'));
+  if (counts.info > 0) parts.push(plural(counts.info, 'note'));
   return parts.join(', ');
 }
 
@@ -42,7 +42,7 @@ export function renderSummary(report: ReplayReport): string {
   for (const step of report.steps) {
     out.push(
       '',
-      `step ${step.step}: ${step.num_rollouts} rollouts trained, ${(step.duration_ms / 1000).toFixed(2)} s`,
+      `step ${step.step}: ${plural(step.num_rollouts, 'rollout')} trained, ${(step.duration_ms / 1000).toFixed(2)} s`,
     );
     if (step.normalization_error)
       out.push(

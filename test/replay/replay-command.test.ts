@@ -346,8 +346,8 @@ describe('exit statuses', () => {
       // A negative number after an option is taken as its value and checked by the option's rule.
       [['replay', '--seed', '-1'], 2, /--seed -1: expected a whole number from 0 to 4294967295/],
       [['replay', 'stray'], 2, /unexpected argument 'stray'/],
-      [['replay', '--prompts', 'missing.jsonl'], 2, /cannot read prompts/],
-      [['replay', '--episodes', 'nowhere'], 2, /cannot read episodes/],
+      [['replay', '--prompts', 'missing.jsonl'], 2, /prompts .*missing\.jsonl: no such file or directory/],
+      [['replay', '--episodes', 'nowhere'], 2, /--episodes .*nowhere: no such file or directory/],
       [['replay', '--pool', 'mine'], 2, /--pool must be generated or fixtures/],
       [
         ['replay', '--pool', 'fixtures', '--episodes', 'x.json'],

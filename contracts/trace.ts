@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { HarnessError } from '../common/errors.ts';
+import { fsReason } from '../common/fs-reason.ts';
 
 /**
  * `session-trace/1` (shared/conformance/README.md): the ordered chat requests an agent sent to one
@@ -66,9 +67,7 @@ export async function readSessionTrace(path: string): Promise<SessionTrace> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'EISDIR' ? 'is a directory' : code === 'ENOENT' ? 'no such file' : (code ?? 'unreadable');
+    const why = fsReason(error);
     throw new HarnessError(
       'config.trace_unreadable',
       `trace ${path}: ${why}; expected a session-trace/1 JSON file`,

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { HarnessError } from '../common/errors.ts';
+import { fsReason } from '../common/fs-reason.ts';
 import {
   DEFAULT_EPISODES_DIR,
   loadEpisodeScripts,
@@ -80,7 +81,11 @@ export async function loadEpisodes(paths: readonly string[]): Promise<EpisodeScr
   const scripts: EpisodeScript[] = [];
   for (const path of paths) {
     const info = await stat(path).catch((error: unknown) => {
-      throw new HarnessError('config.episodes_missing', `cannot read episodes ${path}`, { cause: error });
+      throw new HarnessError(
+        'config.episodes_missing',
+        `--episodes ${path}: ${fsReason(error)}; expected an episode script (.json) or a folder of them`,
+        { details: { path }, cause: error },
+      );
     });
     if (info.isDirectory()) for (const s of await loadEpisodeScripts(path)) scripts.push(s);
     else {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
+import { fsReason } from '../../common/fs-reason.ts';
 import { parseCliArgs } from '../../common/parse-args.ts';
 import { wholeNumber } from '../../common/whole-number.ts';
 import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
@@ -34,13 +35,25 @@ const FlagsSchema = z.object({
 async function readParams(io: CliIo, file: string | undefined) {
   if (file === undefined) return parseGeneratorParams({}, '(defaults)');
   const path = resolve(io.cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new HarnessError(
+      'config.generator_params',
+      `--params ${path}: ${fsReason(error)}; expected a JSON file of generator parameters`,
+      { details: { source: path }, cause: error },
+    );
+  }
   let value: unknown;
   try {
-    value = JSON.parse(await readFile(path, 'utf8'));
+    value = JSON.parse(text);
   } catch (error) {
-    throw new HarnessError('config.generator_params', `--params: cannot read JSON from ${path}`, {
-      cause: error,
-    });
+    throw new HarnessError(
+      'config.generator_params',
+      `--params ${path}: not valid JSON (${error instanceof Error ? error.message : String(error)}); expected a JSON object of generator parameters`,
+      { details: { source: path }, cause: error },
+    );
   }
   return parseGeneratorParams(value, path);
 }

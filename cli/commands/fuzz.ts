@@ -5,6 +5,7 @@ import { HarnessError } from '../../common/errors.ts';
 import { jsonSwitchValueError } from '../../common/json-switch.ts';
 import { checkOutputFile } from '../../common/output-path.ts';
 import { parseCliArgs } from '../../common/parse-args.ts';
+import { plural } from '../../common/plural.ts';
 import { wholeNumber } from '../../common/whole-number.ts';
 import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
 import { identityHolds, lostTotal } from '../../replay/accounting/schema.ts';
@@ -145,12 +146,12 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const a = result.accounting;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   people.write(
-    `fuzz: ${result.cases} cases (shard ${index}/${count} of ${result.runs}, seed ${result.seed}) in ${seconds} s\n` +
+    `fuzz: ${plural(result.cases, 'case')} (shard ${index}/${count} of ${result.runs}, seed ${result.seed}) in ${seconds} s\n` +
       `tokens: ${a.completion_tokens} completion = ${a.trained_tokens} trained + ${a.masked_shared_tokens} masked shared + ${lostTotal(a)} lost (${identityHolds(a) ? 'identity holds' : 'IDENTITY BROKEN'})\n`,
   );
   for (const f of result.failures)
     people.write(
-      `FAIL ${f.checks.join(', ')}: shrunk in ${f.shrinks} steps to ${f.batch.groupSeeds.length} group(s) × ${f.batch.samples} rollout(s); scripts in ${dirname(f.prompts)}\nreproduce: ${f.command}\n`,
+      `FAIL ${f.checks.join(', ')}: shrunk in ${plural(f.shrinks, 'step')} to ${plural(f.batch.groupSeeds.length, 'group')} × ${plural(f.batch.samples, 'rollout')}; scripts in ${dirname(f.prompts)}\nreproduce: ${f.command}\n`,
     );
   if (flags.data.json) io.stdout.write(`${JSON.stringify(jsonOf(result))}\n`);
   return result.failures.length > 0 || !identityHolds(a) ? 1 : 0;

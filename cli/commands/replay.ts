@@ -18,7 +18,7 @@ import { renderSummary } from '../../replay/report/summary.ts';
 import { type ReplayOptions, runReplay } from '../../replay/run-replay.ts';
 import type { CliCommand, CliIo } from '../io.ts';
 
-/** Harbor's `--agent-timeout` in the compaction recipe (terminus2-harbor.md §3.5). */
+/** Harbor's `--agent-timeout` in the compaction recipe: `--max-concurrent 32 --agent-timeout 3600` (docs/harbor.md). */
 const RECIPE_AGENT_TIMEOUT_S = 3600;
 
 function usage(defaults: { batch: number; n: number; gbs: number }): string {

@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
+import { fsReason } from '../../common/fs-reason.ts';
 import { type EpisodeScript, EpisodeScriptSchema } from './episode-schema.ts';
 
 /** The bundled scripts: fixtures/episodes/*.json and the pool under fixtures/episodes/pool/. */
@@ -47,11 +48,17 @@ export async function loadEpisodeScripts(dir: string = DEFAULT_EPISODES_DIR): Pr
   try {
     files = await listJsonFiles(dir);
   } catch (error) {
-    throw new HarnessError('config.episodes_dir', `cannot read episodes directory ${dir}: ${String(error)}`, {
-      details: { dir },
-      cause: error,
-    });
+    throw new HarnessError(
+      'config.episodes_dir',
+      `episodes ${dir}: ${fsReason(error)}; expected a folder of episode scripts (*.json)`,
+      { details: { dir }, cause: error },
+    );
   }
+  if (files.length === 0)
+    throw new HarnessError(
+      'config.episodes_empty',
+      `episodes ${dir}: no episode scripts (*.json) in it; expected a folder of episode scripts (docs/episodes.md)`,
+    );
   const scripts: EpisodeScript[] = [];
   for (const file of files) {
     const name = relative(dir, file);

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
+import { fsReason } from '../../common/fs-reason.ts';
 import { Surface } from './surface-schema.ts';
 
 /** The surface copy the harness ships with (see fixtures/miles-cli/PROVENANCE.md). */
@@ -44,10 +45,14 @@ async function readSurface(path: string): Promise<Surface> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new HarnessError('config.surface_unreadable', `cannot read the surface file ${path}`, {
-      details: { path },
-      cause: error,
-    });
+    throw new HarnessError(
+      'config.surface_unreadable',
+      `surface file ${path}: ${fsReason(error)}; expected a miles-cli-surface/1 JSON file`,
+      {
+        details: { path },
+        cause: error,
+      },
+    );
   }
   let document: unknown;
   try {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { HarnessError } from '../../common/errors.ts';
+import { fsReason } from '../../common/fs-reason.ts';
 import { type Invocation, parseInvocationText } from './invocation.ts';
 import { readLauncherRecipe } from './python-launcher.ts';
 import { shellWords } from './shell-words.ts';
@@ -94,10 +95,7 @@ export async function loadSide(spec: SideSpec, context: SideContext): Promise<Lo
       try {
         text = await readFile(path, 'utf8');
       } catch (error) {
-        const reason =
-          (error as NodeJS.ErrnoException).code === 'EISDIR'
-            ? 'is a directory'
-            : ((error as NodeJS.ErrnoException).code ?? 'unreadable');
+        const reason = fsReason(error);
         throw new HarnessError(
           'config.recipe_file_unreadable',
           `recipe side ${spec.path}: cannot read it as a recipe file (${reason}); expected builder[…], python:PATH[…] or a file holding a command, a JSON argv or {argv, env}`,

@@ -35,6 +35,7 @@ export function groupsFromFlatSamples(rows: readonly ReplaySample[]): Group[] {
         samples,
         aborted: samples.some((s) => s.status === 'aborted'),
         abort_reason: null,
+        episode: null,
         tree: null,
         requests: null,
       }),

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
+import { fsReason } from '../../common/fs-reason.ts';
 
 /** The bundled prompts: the 89 Terminal-Bench 2 tasks (shared/data/tb2-tasks.txt) in the recipe's format. */
 export const DEFAULT_PROMPTS_FILE = fileURLToPath(
@@ -56,7 +57,11 @@ export async function loadPrompts(path: string): Promise<PromptRow[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new HarnessError('config.prompts_unreadable', `cannot read prompts ${path}`, { cause: error });
+    throw new HarnessError(
+      'config.prompts_unreadable',
+      `prompts ${path}: ${fsReason(error)}; expected a JSONL file of prompt rows (docs/replay.md "Prompts")`,
+      { details: { path }, cause: error },
+    );
   }
   return parsePrompts(text, path);
 }

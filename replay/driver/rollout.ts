@@ -1,9 +1,9 @@
 import { isHarnessError } from '../../common/errors.ts';
-import { RunResultSchema } from '../../fakes/harbor/run-protocol.ts';
+import { type RunResult, RunResultSchema } from '../../fakes/harbor/run-protocol.ts';
 import type { PolicyLogEntry } from '../../fakes/policy/index.ts';
 import type { SamplesReply, SessionClient } from '../../fakes/session/index.ts';
 import type { GroupIndex, SampleIndex } from '../model/ids.ts';
-import type { PolicyRequest, Rollout } from '../model/rollout.ts';
+import type { PlayedEpisode, PolicyRequest, Rollout } from '../model/rollout.ts';
 import type { ReplaySample } from '../model/sample.ts';
 import {
   abortedPlaceholder,
@@ -59,10 +59,7 @@ function toPolicyRequests(entries: readonly PolicyLogEntry[]): PolicyRequest[] {
  * `swe_agent_function.run`: POST /run and keep the four keys Miles keeps; `null` on timeout, cancel or
  * any error (it never raises).
  */
-async function postRun(
-  ctx: RolloutContext,
-  body: Record<string, unknown>,
-): Promise<Record<string, unknown> | null> {
+async function postRun(ctx: RolloutContext, body: Record<string, unknown>): Promise<RunResult | null> {
   try {
     const response = await fetch(`${ctx.harborUrl}/run`, {
       method: 'POST',
@@ -81,6 +78,13 @@ async function postRun(
   } catch {
     return null;
   }
+}
+
+/** The script the mock played, from the harness-only part of its `/run` result. */
+function playedEpisode(result: RunResult | null): PlayedEpisode | null {
+  if (result === null) return null;
+  const { episode, variant, pool_fallback } = result.agent_metrics.harness;
+  return { script: episode, variant, pool_fallback };
 }
 
 /**
@@ -120,6 +124,7 @@ export async function runRollout(
   const baseUrl = `${sessionUrl}/v1`;
   let reply: SamplesReply | null = null;
   let collectError: unknown = null;
+  let episode: PlayedEpisode | null = null;
   try {
     const run = postRun(ctx, body);
     // The mock picks a trial's variant in arrival order: let the next copy go only once this one is in.
@@ -128,6 +133,7 @@ export async function runRollout(
       onDispatched();
     });
     const agentMetadata = await run;
+    episode = playedEpisode(agentMetadata);
     try {
       reply = await ctx.client.collectSamples(sessionId, {
         maxSeqLen: ctx.maxSeqLen,
@@ -148,6 +154,7 @@ export async function runRollout(
       samples: [abortedPlaceholder(input)],
       aborted: true,
       abort_reason: 'collect_failed',
+      episode,
       tree: null,
       requests,
     };
@@ -160,6 +167,7 @@ export async function runRollout(
       samples: [abortedPlaceholder(input)],
       aborted: true,
       abort_reason: collected.emptyReason ?? 'no_samples',
+      episode,
       tree,
       requests,
     };
@@ -171,6 +179,7 @@ export async function runRollout(
     samples,
     aborted: samples.some((s) => s.status === 'aborted'),
     abort_reason: samples.some((s) => s.status === 'aborted') ? 'aborted_turn' : null,
+    episode,
     tree,
     requests,
   };

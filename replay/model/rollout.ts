@@ -19,6 +19,18 @@ export const PolicyRequestSchema = z.object({
 export type PolicyRequest = z.infer<typeof PolicyRequestSchema>;
 
 /**
+ * The episode script a trial played, as Harbor's mock says in its `/run` result
+ * (`agent_metrics.harness`, fakes/harbor/run-protocol.ts): the script's instance id, the variant, and
+ * whether the pool stood in because no script has the prompt's instance id (docs/episodes.md).
+ */
+export const PlayedEpisodeSchema = z.object({
+  script: z.string(),
+  variant: z.number().int().nonnegative(),
+  pool_fallback: z.boolean(),
+});
+export type PlayedEpisode = z.infer<typeof PlayedEpisodeSchema>;
+
+/**
  * One rollout (episode): one execution of the agent on one prompt copy, and the samples it produced.
  * `tree` and `requests` are null when the source does not have them (a Miles dump has neither).
  */
@@ -31,6 +43,8 @@ export const RolloutSchema = z.object({
   aborted: z.boolean(),
   /** Why the driver put an ABORTED placeholder here (`no_records`, `all_truncated`, `collect_failed`). */
   abort_reason: z.string().nullable(),
+  /** Null when `/run` gave no result (timeout, error, cancel) or the source has none (a Miles dump). */
+  episode: PlayedEpisodeSchema.nullable(),
   tree: TreeMetadataSchema.nullable(),
   requests: z.array(PolicyRequestSchema).nullable(),
 });

@@ -97,6 +97,7 @@ function reportRollout(
     advantage: samples[0]?.advantage ?? null,
     aborted: rollout.aborted,
     abort_reason: rollout.abort_reason,
+    episode: rollout.episode,
     trainable_tokens: samples.reduce((a, s) => a + s.trainable_tokens, 0),
     masked_shared_tokens: samples.reduce((a, s) => a + s.masked_shared_tokens, 0),
     total_response_length: samples.reduce((a, s) => a + s.response_length, 0),

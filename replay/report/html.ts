@@ -3,6 +3,7 @@ import type { Evidence } from '../checks/types.ts';
 import { accountingBarHtml, accountingHtml } from './accounting-view.ts';
 import { fmtNumber, fmtRange, fmtSigned } from './format.ts';
 import { escapeHtml, treeSvg } from './html-tree.ts';
+import { episodeCell, POOL_FALLBACK_NOTE, stateCell } from './rollout-text.ts';
 import { scheduleText, trainStepCell } from './schedule-text.ts';
 import type { ReplayReport, ReportGroup, ReportRollout, ReportStep } from './schema.ts';
 
@@ -28,6 +29,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#eef2f5}
 .k-trained{background:#2e7d32}.k-masked_shared{background:#f9a825}.k-masked_lost{background:#c62828}
 .k-masked{background:#9e9e9e}.k-not_generated{background:#cfd8dc}
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}
+.pool-fallback{color:#b45309;font-weight:600}
 details{margin:4px 0}.error{color:#c62828;font-weight:600}summary{cursor:pointer}
 `;
 
@@ -77,7 +79,7 @@ function checksSection(report: ReplayReport): string {
     const evidence =
       c.evidence.length === 0
         ? ''
-        : `<details><summary>${c.evidence.length} evidence</summary><table><tr><th>severity</th><th>kind</th><th>step</th><th>group</th><th>rollout</th><th>sample</th><th>leaf</th><th>node</th><th>tokens</th><th>detail</th></tr>${c.evidence.map(evidenceRow).join('')}</table></details>`;
+        : `<details><summary>${plural(c.evidence.length, 'evidence item')}</summary><table><tr><th>severity</th><th>kind</th><th>step</th><th>group</th><th>rollout</th><th>sample</th><th>leaf</th><th>node</th><th>tokens</th><th>detail</th></tr>${c.evidence.map(evidenceRow).join('')}</table></details>`;
     return `<tr data-check="${escapeHtml(c.name)}"><td>${escapeHtml(c.name)}</td><td>${verdictBadge(c.verdict)}${firstReason(c.evidence)}</td><td>${escapeHtml(c.title)}</td><td>${escapeHtml(c.mode)}</td><td>${evidence}</td></tr>`;
   });
   const skipped = report.skipped_checks.map(
@@ -102,15 +104,13 @@ function grpoTable(step: ReportStep): string {
         ? `<td rowspan="${g.rollouts.length}">${g.group_index}${g.dropped ? ` (dropped: ${escapeHtml(g.dropped)})` : ''}</td><td rowspan="${g.rollouts.length}" class="num">${fmtNumber(g.reward_mean)}</td><td rowspan="${g.rollouts.length}" class="num">${fmtNumber(g.reward_std)}</td>`
         : '';
       const perSample = r.samples.map((s) => fmtSigned(s.per_sample_advantage)).join(' ');
-      const state = g.dropped
-        ? `dropped: ${g.dropped}`
-        : r.aborted
-          ? `aborted: ${r.abort_reason ?? ''}`
-          : (r.exit_status ?? '');
-      return `<tr>${groupCells}<td class="num"><a href="#s${step.step}-g${g.group_index}-r${r.rollout_key}">${r.rollout_key}</a></td><td class="instance">${escapeHtml(r.instance_id ?? '-')}</td><td class="state">${escapeHtml(state)}</td><td class="num">${r.samples.length}</td><td class="num">${fmtNumber(r.reward)}</td><td class="num">${fmtSigned(r.advantage)}</td><td class="num">${escapeHtml(perSample)}</td><td class="num">${r.trainable_tokens}</td><td class="num">${r.loss_weight ? r.loss_weight.per_token.toExponential(3) : '-'}</td><td class="num">${fmtSigned(r.loss_weight?.total ?? null)}</td><td class="num">${fmtSigned(r.loss_weight?.naive_total ?? null)}</td><td class="num">${trainStepCell(r.loss_weight)}</td></tr>`;
+      return `<tr>${groupCells}<td class="num"><a href="#s${step.step}-g${g.group_index}-r${r.rollout_key}">${r.rollout_key}</a></td><td class="instance">${escapeHtml(r.instance_id ?? '-')}</td><td class="state">${escapeHtml(stateCell(g, r))}</td><td class="episode">${escapeHtml(episodeCell(r.episode))}</td><td class="num">${r.samples.length}</td><td class="num">${fmtNumber(r.reward)}</td><td class="num">${fmtSigned(r.advantage)}</td><td class="num">${escapeHtml(perSample)}</td><td class="num">${r.trainable_tokens}</td><td class="num">${r.loss_weight ? r.loss_weight.per_token.toExponential(3) : '-'}</td><td class="num">${fmtSigned(r.loss_weight?.total ?? null)}</td><td class="num">${fmtSigned(r.loss_weight?.naive_total ?? null)}</td><td class="num">${trainStepCell(r.loss_weight)}</td></tr>`;
     }),
   );
-  return `<table class="grpo"><tr><th>group</th><th>mean</th><th>std</th><th>rollout</th><th>instance</th><th>state</th><th>samples</th><th>reward</th><th>advantage (per rollout)</th><th>per-sample normalisation would give</th><th>M (trainable)</th><th>weight / token</th><th>rollout weight</th><th>naive weight</th><th>train step</th></tr>${rows.join('')}</table>`;
+  const note = step.groups.some((g) => g.rollouts.some((r) => r.episode?.pool_fallback))
+    ? `<div class="meta pool-note">${escapeHtml(POOL_FALLBACK_NOTE)}</div>`
+    : '';
+  return `<table class="grpo"><tr><th>group</th><th>mean</th><th>std</th><th>rollout</th><th>instance</th><th>state</th><th>episode</th><th>samples</th><th>reward</th><th>advantage (per rollout)</th><th>per-sample normalisation would give</th><th>M (trainable)</th><th>weight / token</th><th>rollout weight</th><th>naive weight</th><th>train step</th></tr>${rows.join('')}</table>${note}`;
 }
 
 function stripHtml(sample: ReportRollout['samples'][number]): string {
@@ -126,14 +126,14 @@ function rolloutCard(step: ReportStep, group: ReportGroup, r: ReportRollout): st
     (s, i) =>
       `<div class="sample" data-sample="${i}"><div class="caption">s${i} leaf ${s.leaf_node_id ?? '-'} · ${escapeHtml(s.status)} · ${s.token_count} tokens, response ${s.response_length}, trained ${s.trainable_tokens}, masked shared ${s.masked_shared_tokens}</div>${stripHtml(s)}</div>`,
   );
-  const state = group.dropped
-    ? `dropped (${group.dropped})`
-    : r.aborted
-      ? `aborted (${r.abort_reason ?? ''})`
-      : (r.exit_status ?? '');
+  const episode =
+    r.episode === null
+      ? 'episode: - (no /run result)'
+      : `episode: ${r.episode.script}, variant ${r.episode.variant}${r.episode.pool_fallback ? ' · pool fallback: no script has this instance_id' : ''}`;
   return `<section class="rollout${group.dropped ? ' dropped' : ''}" data-step="${step.step}" data-group="${group.group_index}" data-rollout-key="${r.rollout_key}" id="s${step.step}-g${group.group_index}-r${r.rollout_key}">
 <h4>group ${group.group_index} · rollout ${r.rollout_key}${r.rollout_id === null ? ' (single leaf, id from index)' : ''} · ${escapeHtml(r.instance_id ?? '')}</h4>
-<div class="meta">reward ${fmtNumber(r.reward)} · advantage ${fmtSigned(r.advantage)} · ${plural(r.samples.length, 'sample')} · ${escapeHtml(state)}</div>
+<div class="meta">reward ${fmtNumber(r.reward)} · advantage ${fmtSigned(r.advantage)} · ${plural(r.samples.length, 'sample')} · <span class="state">${escapeHtml(stateCell(group, r))}</span></div>
+<div class="meta episode${r.episode?.pool_fallback ? ' pool-fallback' : ''}">${escapeHtml(episode)}</div>
 <div class="meta">tokens: ${r.accounting.completion_tokens} completion, ${r.accounting.trained_tokens} trained, ${r.accounting.masked_shared_tokens} masked shared, ${r.accounting.completion_tokens - r.accounting.trained_tokens - r.accounting.masked_shared_tokens} lost</div>${accountingBarHtml(r.accounting)}
 ${r.tree ? `<div class="tree-wrap">${treeSvg(r.tree)}</div>` : '<div class="meta">no tree (collect failed or empty)</div>'}
 ${samples.join('')}
@@ -148,7 +148,7 @@ export function renderHtml(report: ReplayReport): string {
   const c = report.config;
   const steps = report.steps.map(
     (step) => `<h2>Step ${step.step}</h2>
-<div class="meta">${step.num_rollouts} rollouts trained · ${(step.duration_ms / 1000).toFixed(2)} s</div>
+<div class="meta">${plural(step.num_rollouts, 'rollout')} trained · ${(step.duration_ms / 1000).toFixed(2)} s</div>
 ${step.normalization_error ? `<p class="error">Miles' conversion would raise (${escapeHtml(step.normalization_error.code)}): ${escapeHtml(step.normalization_error.message)}</p>` : ''}
 <h3>Metrics</h3>${metricsTable(step)}
 <h3>GRPO</h3><p class="schedule">${escapeHtml(scheduleText(step))}</p>${grpoTable(step)}

@@ -258,7 +258,7 @@ describe('the train schedule in the reports', () => {
     });
     const summary = renderSummary(built);
     expect(summary).toContain('global batch size 3');
-    expect(summary).toMatch(/dropped 1 rollouts \(\d+ rows\): 3/);
+    expect(summary).toMatch(/dropped 1 rollout \(\d+ rows?\): 3/);
     const html = renderHtml(built);
     expect(html).toContain('<th>train step</th>');
     expect(html).toContain('<td class="num">dropped</td>');

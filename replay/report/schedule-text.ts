@@ -1,3 +1,4 @@
+import { plural } from '../../common/plural.ts';
 import type { ReportStep } from './schema.ts';
 
 /**
@@ -6,20 +7,20 @@ import type { ReportStep } from './schema.ts';
  */
 export function scheduleText(step: ReportStep): string {
   const s = step.train_schedule;
-  const head = `train schedule (${s.mode === 'rollout_side' ? 'rollout side' : 'legacy, rows per step'}): global batch size ${s.global_batch_size}, dp ${s.dp_size}, ${s.distinct_rollouts} distinct rollouts`;
+  const head = `train schedule (${s.mode === 'rollout_side' ? 'rollout side' : 'legacy, rows per step'}): global batch size ${s.global_batch_size}, dp ${s.dp_size}, ${plural(s.distinct_rollouts, 'distinct rollout')}`;
   if (s.error) return `${head}; Miles would raise (${s.error.code}): ${s.error.message}; nothing trains`;
   const steps = s.steps
     .map((t) =>
       t.rollouts === null
-        ? `${t.row_count} rows / ${t.loss_divisor}`
-        : `${t.rollouts.length} rollouts (${t.row_count} rows) / ${t.loss_divisor}`,
+        ? `${plural(t.row_count, 'row')} / ${t.loss_divisor}`
+        : `${plural(t.rollouts.length, 'rollout')} (${plural(t.row_count, 'row')}) / ${t.loss_divisor}`,
     )
     .join(', ');
   const dropped =
     s.dropped_rollouts.length === 0
       ? 'no rollout dropped'
-      : `dropped ${s.dropped_rollouts.length} rollouts (${s.dropped_rows} rows): ${s.dropped_rollouts.join(', ')}`;
-  return `${head}; ${s.steps.length} optimizer step(s): ${steps}; ${dropped}`;
+      : `dropped ${plural(s.dropped_rollouts.length, 'rollout')} (${plural(s.dropped_rows, 'row')}): ${s.dropped_rollouts.join(', ')}`;
+  return `${head}; ${plural(s.steps.length, 'optimizer step')}: ${steps}; ${dropped}`;
 }
 
 /** A rollout's train-step cell: its optimizer step, `dropped` by the schedule, or `-` (not trained). */

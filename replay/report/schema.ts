@@ -4,7 +4,7 @@ import { TokenAccountingSchema } from '../accounting/schema.ts';
 import { CheckResultSchema, SkippedCheckSchema, VerdictSchema } from '../checks/types.ts';
 import { NormalizationConfigSchema } from '../grpo/config.ts';
 import { MetricsSchema } from '../metrics/compaction-metrics.ts';
-import { DropReasonSchema } from '../model/rollout.ts';
+import { DropReasonSchema, PlayedEpisodeSchema } from '../model/rollout.ts';
 
 /**
  * The replay's JSON report (`harness replay --json` or `--json-file FILE`), format `harness-replay/1`. Documented field
@@ -94,6 +94,12 @@ export const ReportRolloutSchema = z.object({
   advantage: z.number().nullable(),
   aborted: z.boolean(),
   abort_reason: z.string().nullable(),
+  /**
+   * The episode script Harbor's mock played (`agent_metrics.harness` of its `/run` result): `script`
+   * (its instance id), `variant` (index into its `variants`), `pool_fallback` (no script has the
+   * rollout's `instance_id`; the pool's hash picked this one). Null when `/run` gave no result.
+   */
+  episode: PlayedEpisodeSchema.nullable(),
   /** M_r: Σ loss mask over its samples. */
   trainable_tokens: z.number().int(),
   masked_shared_tokens: z.number().int(),

@@ -2,6 +2,7 @@ import { plural } from '../../common/plural.ts';
 import type { Evidence } from '../checks/types.ts';
 import { accountingTable } from './accounting-view.ts';
 import { fmtNumber, fmtRange, fmtSigned } from './format.ts';
+import { episodeCell, POOL_FALLBACK_NOTE, stateCell } from './rollout-text.ts';
 import { scheduleText, trainStepCell } from './schedule-text.ts';
 import type { ReplayReport } from './schema.ts';
 import { renderTable } from './table.ts';
@@ -24,8 +25,8 @@ function locator(e: Evidence): string {
 function countsText(counts: { fail: number; finding: number; info: number }): string {
   const parts: string[] = [];
   if (counts.fail > 0) parts.push(`${counts.fail} failed`);
-  if (counts.finding > 0) parts.push(`${counts.finding} findings`);
-  if (counts.info > 0) parts.push(`${counts.info} notes`);
+  if (counts.finding > 0) parts.push(plural(counts.finding, 'finding'));
+  if (counts.info > 0) parts.push(plural(counts.info, 'note'));
   return parts.join(', ');
 }
 
@@ -41,7 +42,7 @@ export function renderSummary(report: ReplayReport): string {
   for (const step of report.steps) {
     out.push(
       '',
-      `step ${step.step}: ${step.num_rollouts} rollouts trained, ${(step.duration_ms / 1000).toFixed(2)} s`,
+      `step ${step.step}: ${plural(step.num_rollouts, 'rollout')} trained, ${(step.duration_ms / 1000).toFixed(2)} s`,
     );
     if (step.normalization_error)
       out.push(
@@ -66,11 +67,8 @@ export function renderSummary(report: ReplayReport): string {
         fmtNumber(r.reward),
         fmtSigned(r.advantage),
         trainStepCell(r.loss_weight),
-        g.dropped
-          ? `dropped: ${g.dropped}`
-          : r.aborted
-            ? `aborted: ${r.abort_reason ?? ''}`
-            : (r.exit_status ?? ''),
+        stateCell(g, r),
+        episodeCell(r.episode),
       ]),
     );
     out.push(
@@ -87,11 +85,14 @@ export function renderSummary(report: ReplayReport): string {
           'advantage',
           'train step',
           'status',
+          'episode',
         ],
         rows,
-        ['right', 'right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
+        ['right', 'right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'left'],
       ),
     );
+    if (step.groups.some((g) => g.rollouts.some((r) => r.episode?.pool_fallback)))
+      out.push(`  ${POOL_FALLBACK_NOTE}`);
     out.push('', accountingTable(step.accounting));
   }
   out.push('', 'checks:');

@@ -129,6 +129,7 @@ export function buildRollout(spec: RolloutSpec): Rollout {
     samples,
     aborted: false,
     abort_reason: null,
+    episode: null,
     tree,
     requests,
   };

@@ -1,8 +1,9 @@
 """The `default` TITO family of the harness's toy tokenizer, standing in for Miles' `TITOTokenizer`.
 
 Miles' own default family finds an appended suffix by diffing two text renders of a Hugging Face chat
-template; the toy is defined on token ids (shared/conformance/README.md), so it implements the same
-contract directly, as fakes/tokenizer/tito.ts does for the TypeScript fake:
+template; the toy is defined on token ids (fixtures/conformance/README.md, "Toy tokenizer used for the
+expected files"), so it implements the same contract directly, as fakes/tokenizer/tito.ts does for the
+TypeScript fake:
 - a prompt is every message rendered, then the generation token 3 (3 and the empty-thinking token 9 when
   `enable_thinking` is false);
 - an extension is the parent's snapshot, then the render of the appended messages, then the generation

@@ -1,4 +1,5 @@
-"""The harness's toy tokenizer (shared/conformance/README.md), in Python, for Miles' session server on CPU.
+"""The harness's toy tokenizer, in Python, for Miles' session server on CPU (rules:
+fixtures/conformance/README.md, "Toy tokenizer used for the expected files").
 
 It stands in for the Hugging Face tokenizer Miles loads from --hf-checkpoint. Same rules as the TypeScript
 toy in fakes/tokenizer/toy-tokenizer.ts, so both servers produce the same token ids:

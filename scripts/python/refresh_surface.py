@@ -2,7 +2,7 @@
 """Regenerate a miles-cli-surface/1 file from a Miles checkout (and a Megatron-LM checkout), statically.
 
 Nothing from either checkout is imported or run: every file is parsed with Python's `ast` and the
-argparse calls are read as source, the way the surface was first made (shared/data/README.md):
+argparse calls are read as source, the way the shipped surface was made (fixtures/miles-cli/PROVENANCE.md):
 
 1. Megatron-LM's parser: explicit `add_argument(...)` calls, plus the flags `ArgumentGroupFactory(Config,
    exclude=[...]).build_group(parser)` generates from config dataclasses with Megatron's own rules (field

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -192,9 +192,15 @@ describe('the HTML report in headless Chromium', () => {
         expect(await page.locator(href!).count()).toBe(1);
       }
       expect(report.checks.some((c) => c.verdict !== 'pass')).toBe(true);
-      // The GRPO table names every rollout's instance and state next to its row.
+      // The GRPO table names every rollout's instance and state next to its row, and the episode script
+      // it played: the bundled pool's, for the TB2 names no fixture script has.
       const states = await page.locator('table.grpo td.state').allTextContents();
       expect(states).toHaveLength(32);
+      const rollouts = report.steps[0]!.groups.flatMap((g) => g.rollouts);
+      expect(rollouts.every((r) => r.episode?.pool_fallback === true)).toBe(true);
+      const episodes = await page.locator('table.grpo td.episode').allTextContents();
+      expect(episodes).toEqual(rollouts.map((r) => `${r.episode!.script} v${r.episode!.variant} (pool)`));
+      expect(await page.locator('section.rollout .episode.pool-fallback').count()).toBe(32);
       const shot = await page.screenshot({ fullPage: false });
       const variety = (await page.evaluate(PIXEL_VARIETY.replace('%PNG%', shot.toString('base64')))) as {
         colours: number;
@@ -202,6 +208,66 @@ describe('the HTML report in headless Chromium', () => {
       };
       expect(variety.colours).toBeGreaterThan(20);
       expect(variety.dominant).toBeLessThan(0.95);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});
+
+describe('episode scripts and abort reasons in the reports', () => {
+  it('shows the script each rollout played, a pool fallback and no_records in the table and in Chromium', async () => {
+    // One prompt has a script, one has a script whose first turn fails (an empty session: no_records),
+    // and one names no script, so the mock's pool stands in.
+    const rows = ['fixture-no-compaction', 'fixture-first-turn-failure', 'not-a-script'].map((id) =>
+      JSON.stringify({ prompt: `task ${id}`, metadata: { instance_id: id, agent_name: 'terminus-2' } }),
+    );
+    await writeFile(join(dir, 'mixed.jsonl'), `${rows.join('\n')}\n`);
+    const io = captureIo({}, { cwd: process.cwd() });
+    const argv = ['replay', '--episodes', 'fixtures/episodes/first-turn-failure.json'];
+    argv.push('fixtures/episodes/no-compaction.json', '--prompts', join(dir, 'mixed.jsonl'));
+    argv.push('--rollout-batch-size', '2', '--n-samples-per-prompt', '2', '--global-batch-size', '4');
+    argv.push('--json-file', join(dir, 'mixed.json'), '--report', join(dir, 'mixed.html'));
+    expect(await main(argv, io), io.err()).toBe(0);
+    const mixed = ReplayReportSchema.parse(JSON.parse(await readFile(join(dir, 'mixed.json'), 'utf8')));
+    const rollouts = mixed.steps[0]!.groups.flatMap((g) => g.rollouts);
+    // What /run said it played, against what the prompt asked for.
+    for (const r of rollouts) {
+      expect(r.episode!.pool_fallback).toBe(r.instance_id === 'not-a-script');
+      if (!r.episode!.pool_fallback) expect(r.episode!.script).toBe(r.instance_id);
+    }
+    expect(new Set(rollouts.map((r) => r.episode!.pool_fallback))).toEqual(new Set([true, false]));
+    const noRecords = rollouts.filter((r) => r.abort_reason === 'no_records');
+    expect(noRecords.length).toBeGreaterThan(0);
+    // The terminal table: one row per rollout ending in its state and episode.
+    const lines = io.out().split('\n');
+    for (const r of rollouts) {
+      const line = lines.find((l) =>
+        new RegExp(`^\\s+\\d+\\s+${r.rollout_key}\\s+${r.instance_id}\\s`).test(l),
+      );
+      expect(line).toContain(`${r.episode!.script} v${r.episode!.variant}`);
+      expect(line!.endsWith(' (pool)')).toBe(r.episode!.pool_fallback);
+      if (r.abort_reason === 'no_records') expect(line).toContain('(aborted: no_records)');
+    }
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`file://${join(dir, 'mixed.html')}`);
+      const episodeCells = page.locator('table.grpo td.episode');
+      const stateCells = page.locator('table.grpo td.state');
+      expect(await episodeCells.count()).toBe(rollouts.length);
+      for (const [i, r] of rollouts.entries()) {
+        expect(await episodeCells.nth(i).isVisible()).toBe(true);
+        const episode = await episodeCells.nth(i).textContent();
+        expect(episode).toContain(r.episode!.script);
+        expect(episode!.includes('(pool)')).toBe(r.episode!.pool_fallback);
+        if (r.abort_reason !== null) expect(await stateCells.nth(i).textContent()).toContain(r.abort_reason);
+      }
+      const fallback = page.locator('section.rollout .episode.pool-fallback').first();
+      await fallback.scrollIntoViewIfNeeded();
+      expect(await fallback.isVisible()).toBe(true);
+      expect(await fallback.textContent()).toContain('pool fallback');
+      const aborted = page.locator(`section.rollout[data-rollout-key="${noRecords[0]!.rollout_key}"] .state`);
+      expect(await aborted.textContent()).toContain('aborted: no_records');
     } finally {
       await browser.close();
     }
@@ -280,8 +346,8 @@ describe('exit statuses', () => {
       // A negative number after an option is taken as its value and checked by the option's rule.
       [['replay', '--seed', '-1'], 2, /--seed -1: expected a whole number from 0 to 4294967295/],
       [['replay', 'stray'], 2, /unexpected argument 'stray'/],
-      [['replay', '--prompts', 'missing.jsonl'], 2, /cannot read prompts/],
-      [['replay', '--episodes', 'nowhere'], 2, /cannot read episodes/],
+      [['replay', '--prompts', 'missing.jsonl'], 2, /prompts .*missing\.jsonl: no such file or directory/],
+      [['replay', '--episodes', 'nowhere'], 2, /--episodes .*nowhere: no such file or directory/],
       [['replay', '--pool', 'mine'], 2, /--pool must be generated or fixtures/],
       [
         ['replay', '--pool', 'fixtures', '--episodes', 'x.json'],

@@ -112,6 +112,30 @@ const cases: [string, string[], number, RegExp, string?][] = [
     /recipe side fixtures: .*is a directory/,
   ],
   [
+    'a directory as the replay prompts',
+    ['replay', '--prompts', 'fixtures'],
+    2,
+    /prompts .*fixtures: is a directory; expected a JSONL file of prompt rows/,
+  ],
+  [
+    'a folder without episode scripts',
+    ['replay', '--episodes', 'fixtures/prompts'],
+    2,
+    /episodes .*fixtures\/prompts: no episode scripts \(\*\.json\) in it; expected/,
+  ],
+  [
+    'a directory as the surface file',
+    ['surface', 'check', '--surface', 'fixtures', '--', '--lr', '1'],
+    2,
+    /surface file .*fixtures: is a directory; expected a miles-cli-surface\/1 JSON file/,
+  ],
+  [
+    'a directory as generator parameters',
+    ['episodes', 'generate', '--out', 'DIR/eps', '--params', 'fixtures'],
+    2,
+    /--params .*fixtures: is a directory; expected a JSON file of generator parameters/,
+  ],
+  [
     'an unclosed side bracket',
     ['recipe', 'diff', 'builder[--num-gpus-per-node 4', 'builder'],
     2,

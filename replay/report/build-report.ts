@@ -176,7 +176,7 @@ export function buildReport(
   config: ReportConfig,
 ): ReplayReport {
   return {
-    format: 'harness-replay/1',
+    format: 'harness-replay/2',
     config,
     verdict: runVerdict(checks.verdict, config.strict),
     checks_verdict: checks.verdict,

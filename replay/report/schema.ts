@@ -7,7 +7,7 @@ import { MetricsSchema } from '../metrics/compaction-metrics.ts';
 import { DropReasonSchema, PlayedEpisodeSchema } from '../model/rollout.ts';
 
 /**
- * The replay's JSON report (`harness replay --json` or `--json-file FILE`), format `harness-replay/1`. Documented field
+ * The replay's JSON report (`harness replay --json` or `--json-file FILE`), format `harness-replay/2`. Documented field
  * by field in docs/replay.md; `ReplayReportSchema.parse` is how tests and tools read it back.
  */
 
@@ -177,7 +177,7 @@ export const ReportStepSchema = z.object({
 export type ReportStep = z.infer<typeof ReportStepSchema>;
 
 export const ReplayReportSchema = z.object({
-  format: z.literal('harness-replay/1'),
+  format: z.literal('harness-replay/2'),
   config: z.object({
     rollout_batch_size: z.number().int(),
     n_samples_per_prompt: z.number().int(),

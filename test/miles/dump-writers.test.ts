@@ -62,7 +62,7 @@ function milesSample(sample: ReplaySample, messages: unknown[] | null): Record<s
 function messagesOf(rollout: Rollout, sample: ReplaySample): unknown[] | null {
   const responseId = leafOf(sample)?.response_id ?? null;
   const request = rollout.requests?.find((r) => r.response_id === responseId);
-  return request ? request.messages : null;
+  return request?.messages ?? null;
 }
 
 async function writeWithMiles(

@@ -109,6 +109,8 @@ describe.skipIf(!ready && !gate.required)('Miles dump writers on CPU', () => {
         agentTimeoutS: 120,
         titoModel: 'glm47',
         train: TRAIN,
+        // merge.py's metadata["messages"] comes from the leaf's last request: keep the text.
+        keepRequestMessages: true,
       },
       { signal: new AbortController().signal, progress: { write: () => true } },
     );

@@ -27,9 +27,17 @@ export function lastMessageHead(messages: readonly unknown[]): string {
   return typeof content === 'string' ? content.slice(0, MESSAGE_HEAD_CHARS) : '';
 }
 
-/** sha256 (hex) of the messages' canonical JSON. */
+/**
+ * sha256 (hex) of the messages' canonical JSON, fed a message at a time (the same bytes as
+ * `canonicalJson(messages)`, without building the whole history as one string per request).
+ */
 export function messagesDigest(messages: readonly unknown[]): string {
-  return createHash('sha256').update(canonicalJson(messages), 'utf8').digest('hex');
+  const hash = createHash('sha256').update('[');
+  messages.forEach((message, i) => {
+    if (i > 0) hash.update(',');
+    hash.update(canonicalJson(message), 'utf8');
+  });
+  return hash.update(']').digest('hex');
 }
 
 /**

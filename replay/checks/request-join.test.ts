@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { messagesDigest, tokenIdsDigest } from '../../contracts/request-digest.ts';
+import { canonicalJson, messagesDigest, tokenIdsDigest } from '../../contracts/request-digest.ts';
 import type { PolicyRequest } from '../model/rollout.ts';
 import { isResend } from './request-join.ts';
 
@@ -70,6 +71,17 @@ describe('isResend on digests', () => {
         expect(isResend(logged(msgs, null), logged(respelled(msgs), null))).toBe(true);
         expect(isResend(logged(msgs, null), logged(changed, null))).toBe(false);
         expect(isResend(logged(msgs, null), logged(msgs.slice(1), null))).toBe(false);
+      }),
+    );
+  });
+});
+
+describe('messagesDigest', () => {
+  it('is the sha256 of the whole canonical JSON, though fed a message at a time', () => {
+    fc.assert(
+      fc.property(messages, (list) => {
+        const whole = createHash('sha256').update(canonicalJson(list), 'utf8').digest('hex');
+        expect(messagesDigest(list)).toBe(whole);
       }),
     );
   });

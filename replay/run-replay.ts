@@ -12,7 +12,7 @@ import type { GeneratorParamsInput } from '../fakes/harbor/generator/params.ts';
 import { createSessionClient } from '../fakes/session/index.ts';
 import type { TitoModel } from '../fakes/tokenizer/tito.ts';
 import { checkDataFromOutcomes } from './checks/from-step-outcomes.ts';
-import { runApplicableChecks } from './checks/run-checks.ts';
+import { StepwiseChecks } from './checks/stepwise-checks.ts';
 import type { CheckData } from './checks/types.ts';
 import { concurrencyLimit } from './driver/limit.ts';
 import { type ProgressSink, stepProgress } from './driver/progress.ts';
@@ -24,7 +24,8 @@ import { recipeSamplingParams } from './driver/run-body.ts';
 import { type StackOptions, startReplayStack } from './driver/stack.ts';
 import type { NormalizationConfig } from './grpo/config.ts';
 import type { TrainScheduleConfig } from './grpo/train-schedule.ts';
-import { buildReport } from './report/build-report.ts';
+import { type ReportConfig, reportFrame, reportStep } from './report/build-report.ts';
+import { InMemoryReport, type ReplayReportSink } from './report/report-sink.ts';
 import type { ReplayReport } from './report/schema.ts';
 import { processStep, type StepOutcome } from './step/process-step.ts';
 
@@ -59,9 +60,14 @@ export interface ReplayOptions {
   readonly strict?: boolean;
   /** Session sample hooks instead of Miles' defaults (planted defects in `harness fuzz` tests). */
   readonly sessionHooks?: StackOptions['sessionHooks'];
+  /** Keep each request's messages in the rollouts' `requests` (off: the log keeps digests only). */
+  readonly keepRequestMessages?: boolean;
 }
 
-/** The report, and the data it was built from (for tools and tests that re-run the checks). */
+/**
+ * The report, and the data it was built from (for tools and tests that re-run the checks). It holds
+ * every step; `harness replay` streams instead (`streamReplay`).
+ */
 export interface ReplayRun {
   readonly report: ReplayReport;
   readonly outcomes: readonly StepOutcome[];
@@ -73,6 +79,8 @@ export interface ReplayHooks {
   readonly progress: ProgressSink;
   /** Told where the servers listen once all three are up. */
   readonly onStarted?: (urls: { policy: string; session: string; harbor: string }) => void;
+  /** Told each step's outcome once it is processed (the replay keeps nothing of it afterwards). */
+  readonly onStep?: (outcome: StepOutcome) => void;
 }
 
 /** Loads every script named (directories recursively); the bundled set when none is named. */
@@ -145,27 +153,70 @@ function interrupted(signal: AbortSignal): HarnessError {
 }
 
 /**
- * Runs the replay end to end: starts the fake policy, session server and Harbor mock on free loopback
- * ports, plays `steps` rollout steps of `rollout_batch_size × n_samples_per_prompt` rollouts, turns each
- * into GRPO data and metrics, runs the invariant checks and returns the report. The servers stop on
- * every exit path, including an abort of `hooks.signal`.
+ * Runs the replay end to end and returns the whole report with the steps' outcomes and check data (it
+ * keeps every step: for tests and tools; `harness replay` uses `streamReplay`).
  */
 export async function runReplay(options: ReplayOptions, hooks: ReplayHooks): Promise<ReplayRun> {
+  const outcomes: StepOutcome[] = [];
+  const report = await streamReplay(
+    options,
+    {
+      ...hooks,
+      onStep: (outcome) => {
+        outcomes.push(outcome);
+        hooks.onStep?.(outcome);
+      },
+    },
+    new InMemoryReport(),
+  );
+  return { report, outcomes, checkData: checkDataFromOutcomes(outcomes, normalizationFor(options)) };
+}
+
+/**
+ * Runs the replay end to end: starts the fake policy, session server and Harbor mock on free loopback
+ * ports, plays `steps` rollout steps of `rollout_batch_size × n_samples_per_prompt` rollouts, turns each
+ * into GRPO data and metrics, runs the invariant checks on it and hands its report section to `sink`,
+ * then lets the step go: what stays across steps is the checks' evidence and a few facts per step
+ * (`StepwiseChecks`). The frame (checks, verdict) goes to the sink at the end. The servers stop on
+ * every exit path, including an abort of `hooks.signal`.
+ */
+export async function streamReplay<Result>(
+  options: ReplayOptions,
+  hooks: ReplayHooks,
+  sink: ReplayReportSink<Result>,
+): Promise<Result> {
   const prompts = await loadPrompts(options.prompts);
   const episodes = await episodesFor(options, prompts);
   if (hooks.signal.aborted) throw interrupted(hooks.signal);
   const normalization = normalizationFor(options);
+  const config: ReportConfig = {
+    rollout_batch_size: options.rolloutBatchSize,
+    n_samples_per_prompt: options.nSamplesPerPrompt,
+    steps: options.steps,
+    seed: options.seed,
+    max_seq_len: options.maxSeqLen,
+    prompts: options.prompts,
+    episodes: episodesLabel(options),
+    normalization,
+    strict: options.strict ?? false,
+  };
+  const checks = new StepwiseChecks({
+    n_samples_per_prompt: normalization.n_samples_per_prompt,
+    rollout_batch_size: normalization.rollout_batch_size,
+    normalization,
+  });
+  await sink.begin(config);
   const stack = await startReplayStack({
     episodes,
     maxConcurrent: Math.max(options.concurrency, 1),
     agentTimeoutS: options.agentTimeoutS,
     titoModel: options.titoModel,
     ...(options.sessionHooks ? { sessionHooks: options.sessionHooks } : {}),
+    ...(options.keepRequestMessages ? { keepRequestMessages: true } : {}),
   });
   hooks.onStarted?.({ policy: stack.policy.url, session: stack.session.url, harbor: stack.harbor.url });
   const stopOnAbort = () => void stack.close();
   hooks.signal.addEventListener('abort', stopOnAbort, { once: true });
-  const outcomes: StepOutcome[] = [];
   try {
     const ctx: RolloutContext = {
       client: createSessionClient(stack.session.url),
@@ -200,26 +251,21 @@ export async function runReplay(options: ReplayOptions, hooks: ReplayHooks): Pro
       });
       progress.done();
       if (hooks.signal.aborted) throw interrupted(hooks.signal);
-      outcomes.push(
-        processStep(step, groups, normalization, Math.round(performance.now() - started), options.train),
-      );
       stack.policy.log.clear();
+      const outcome = processStep(
+        step,
+        groups,
+        normalization,
+        Math.round(performance.now() - started),
+        options.train,
+      );
+      checks.add({ step: outcome.step, groups: outcome.groups, advantages: outcome.advantages });
+      await sink.addStep(reportStep(outcome));
+      hooks.onStep?.(outcome);
     }
   } finally {
     hooks.signal.removeEventListener('abort', stopOnAbort);
     await stack.close();
   }
-  const checkData = checkDataFromOutcomes(outcomes, normalization);
-  const report = buildReport(outcomes, runApplicableChecks(checkData), {
-    rollout_batch_size: options.rolloutBatchSize,
-    n_samples_per_prompt: options.nSamplesPerPrompt,
-    steps: options.steps,
-    seed: options.seed,
-    max_seq_len: options.maxSeqLen,
-    prompts: options.prompts,
-    episodes: episodesLabel(options),
-    normalization,
-    strict: options.strict ?? false,
-  });
-  return { report, outcomes, checkData };
+  return sink.finish(reportFrame(checks.finish(), config));
 }

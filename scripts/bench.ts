@@ -36,7 +36,7 @@ const HELP = `usage: npm run bench -- [--quick] [--json] [--out FILE] [size opti
   --turns N             chat benchmark turns per session [full 50, quick 20]
   --tree-sizes A,B,...  attach-point tree sizes in nodes, each at most 1024 [16,64,256,1024]
   --searches N          attach-point searches per size and repeat [full 20000, quick 5000]
-  --replay-steps K      steps of the replay memory run, 0 to skip it [full 8, quick 3]
+  --replay-steps K      steps of the replay memory run, 0 to skip it [full 20, quick 3]
   --replay-batch N      replay --rollout-batch-size [the recipe's 4]
   --replay-samples M    replay --n-samples-per-prompt [the recipe's 8]
   --contexts A,B,...    chat context sizes in tokens [full 1024,4096,16384,32768, quick 1024,4096]
@@ -174,7 +174,7 @@ async function run(argv: readonly string[]): Promise<number> {
   progress(`attach point: trees of ${sizes.join(', ')} nodes, ${searches} searches each`);
   const attach = benchAttachPoint(sizes, searches);
 
-  const replaySteps = o['replay-steps'] ?? (quick ? 3 : 8);
+  const replaySteps = o['replay-steps'] ?? (quick ? 3 : 20);
   progress(`replay: one default step, then ${replaySteps} steps in one run`);
   const replay = await benchReplay({
     consecutiveSteps: replaySteps,
@@ -240,7 +240,7 @@ function summary(r: BenchResult): string {
     `samples op, ${r.samples_op.nodes} nodes, ${r.samples_op.leaves} leaves of ${r.samples_op.tokens_per_leaf} tokens (${r.samples_op.reply_mb} MB reply)`,
     `   server side ${r.samples_op.op_ms} ms wall, ${r.samples_op.op_cpu_ms} ms CPU (collect ${r.samples_op.collect_ms}, encode ${r.samples_op.encode_ms}); client decode ${r.samples_op.decode_ms} ms`,
     '',
-    `realistic step, ${r.realistic_step.rollouts} rollouts x ${r.realistic_step.turns} turns to ${r.realistic_step.max_sample_tokens} tokens: ${r.realistic_step.step_ms} ms, peak RSS ${r.realistic_step.peak_rss_mb} MB`,
+    `realistic step, ${r.realistic_step.rollouts} rollouts x ${r.realistic_step.turns} turns to ${r.realistic_step.max_sample_tokens} tokens: ${r.realistic_step.step_ms} ms (${r.realistic_step.step_cpu_ms} ms CPU), peak RSS ${r.realistic_step.peak_rss_mb} MB`,
     `   ${r.steps.steps} steps of ${r.steps.rollouts} x ${r.steps.turns} to ${r.steps.context_tokens}: live heap [${r.steps.heap_mb_after_step.join(', ')}] MB, growth ${r.steps.heap_growth_mb} MB`,
     '',
     `2. attach-point search (${r.attach_point.request_messages}-message request)`,
@@ -260,7 +260,7 @@ function summary(r: BenchResult): string {
     if (c !== null) {
       lines.push(
         `   ${c.steps} steps in a row: step ms [${c.step_ms.join(', ')}]`,
-        `   live heap after each step (MB, after GC): [${c.heap_mb_after_step.join(', ')}]: +${c.heap_growth_per_step_mb} MB per step (the outcomes kept for the report)`,
+        `   live heap after each step (MB, after GC): [${c.heap_mb_after_step.join(', ')}]: ${c.heap_growth_mb} MB over the run, ${c.heap_growth_per_step_mb} MB per step`,
         `   after the run: ${c.retained_after_run_mb ?? '?'} MB more live heap than before it; peak RSS ${c.peak_rss_mb} MB`,
       );
     }

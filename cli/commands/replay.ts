@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { HarnessError, isHarnessError } from '../../common/errors.ts';
@@ -12,10 +11,8 @@ import { TENSOR_PARALLEL_SIZE } from '../../recipe/validate.ts';
 import { DEFAULT_PROMPTS_FILE } from '../../replay/driver/prompts.ts';
 import { TrainScheduleConfigSchema } from '../../replay/grpo/train-schedule.ts';
 import { replayExitCode } from '../../replay/report/exit-code.ts';
-import { renderHtml } from '../../replay/report/html.ts';
-import type { ReplayReport } from '../../replay/report/schema.ts';
-import { renderSummary } from '../../replay/report/summary.ts';
-import { type ReplayOptions, runReplay } from '../../replay/run-replay.ts';
+import { StreamedReport, type StreamedResult } from '../../replay/report/streamed-report.ts';
+import { type ReplayOptions, streamReplay } from '../../replay/run-replay.ts';
 import type { CliCommand, CliIo } from '../io.ts';
 
 /** Harbor's `--agent-timeout` in the compaction recipe: `--max-concurrent 32 --agent-timeout 3600` (docs/harbor.md). */
@@ -128,20 +125,22 @@ function parseFlags(argv: readonly string[]) {
   return { ...flags.data, episodes };
 }
 
-async function writeOutput(path: string, option: string, text: string): Promise<string> {
-  try {
-    await writeFile(path, text);
-  } catch (error) {
-    throw new HarnessError(
-      'config.output_unwritable',
-      `${option} ${path}: cannot write (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      {
-        details: { option, path },
-        cause: error,
-      },
-    );
-  }
-  return path;
+/** A file-system error on one of the report files, named by its option; anything else as it is. */
+function outputError(error: unknown, jsonFile: string | undefined, htmlFile: string | undefined): unknown {
+  const path = (error as NodeJS.ErrnoException | null)?.path;
+  if (isHarnessError(error) || typeof path !== 'string') return error;
+  const option =
+    jsonFile !== undefined && path.startsWith(jsonFile)
+      ? '--json-file'
+      : htmlFile !== undefined && path.startsWith(htmlFile)
+        ? '--report'
+        : null;
+  if (option === null) return error;
+  return new HarnessError(
+    'config.output_unwritable',
+    `${option} ${path}: cannot write (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    { details: { option, path }, cause: error },
+  );
 }
 
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
@@ -188,26 +187,33 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     }),
     strict: flags.strict,
   };
-  let report: ReplayReport;
+  // Each step goes into the reports as it finishes (replay/report/streamed-report.ts); the files are
+  // written whole at the end. --json: stdout carries only the JSON document, written last; the summary
+  // moves to stderr (docs/cli.md).
+  const sink = new StreamedReport({
+    ...(jsonFile === undefined ? {} : { jsonFile }),
+    ...(htmlFile === undefined ? {} : { htmlFile }),
+    ...(flags.json ? { jsonOut: io.stdout } : {}),
+  });
+  const tellPartial = async () => {
+    for (const path of await sink.abandon())
+      io.stderr.write(`harness replay: partial report left in ${path}\n`);
+  };
+  let result: StreamedResult;
   try {
-    ({ report } = await runReplay(options, { signal: io.signal, progress: io.stderr }));
+    result = await streamReplay(options, { signal: io.signal, progress: io.stderr }, sink);
   } catch (error) {
+    await tellPartial();
     if (isHarnessError(error) && error.code === 'replay.interrupted') {
       io.stderr.write('harness replay: interrupted; servers stopped\n');
       return 130;
     }
-    throw error;
+    throw outputError(error, jsonFile, htmlFile);
   }
-  // Files first, so nothing is lost if the terminal goes away; their paths last, where a person looks.
-  const written: string[] = [];
-  if (jsonFile !== undefined)
-    written.push(await writeOutput(jsonFile, '--json-file', `${JSON.stringify(report)}\n`));
-  if (htmlFile !== undefined) written.push(await writeOutput(htmlFile, '--report', renderHtml(report)));
-  // --json: stdout carries only the JSON document; the summary moves to stderr (docs/cli.md).
-  (flags.json ? io.stderr : io.stdout).write(renderSummary(report));
-  if (flags.json) io.stdout.write(`${JSON.stringify(report)}\n`);
-  for (const path of written) io.stderr.write(`wrote ${path}\n`);
-  return replayExitCode(report.verdict);
+  (flags.json ? io.stderr : io.stdout).write(result.summary);
+  // Their paths last, where a person looks.
+  for (const path of result.written) io.stderr.write(`wrote ${path}\n`);
+  return replayExitCode(result.frame.verdict);
 }
 
 export const command: CliCommand = {

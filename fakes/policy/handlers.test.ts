@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DIRECTIVE_HEADER, TRACE_ID_HEADER, TRACE_TURN_HEADER } from '../../contracts/policy-headers.ts';
@@ -163,14 +164,32 @@ describe('synthetic policy', () => {
     expect(choice.meta_info.output_token_logprobs.map((p: number[]) => p[1])).not.toContain(SPECIAL.end);
   });
 
-  it('logs every request with its routing key, ids and directive', async () => {
+  it('logs every request with its routing key, id and message digests and directive', async () => {
     await chat(
       'http://synthetic.test',
-      { messages, input_ids: [1, 2, 3] },
+      // Keys out of order: the digest is of the canonical (sorted-key) form.
+      { messages: [{ content: 'you are terminus', role: 'system' }, messages[1]], input_ids: [1, 2, 3] },
       { 'x-smg-routing-key': 'sess-1' },
     );
     const [entry] = synthetic.log.entries();
-    expect(entry).toMatchObject({ routingKey: 'sess-1', inputIds: [1, 2, 3], status: 200, directive: null });
+    // Oracles written out by hand: sorted-key JSON text, and the ids as little-endian float64 bytes.
+    const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+    const ids = Buffer.alloc(24);
+    for (const [i, id] of [1, 2, 3].entries()) ids.writeDoubleLE(id, i * 8);
+    expect(entry).toMatchObject({
+      routingKey: 'sess-1',
+      messageCount: 2,
+      messagesDigest: sha(
+        '[{"content":"you are terminus","role":"system"},{"content":"fix the build","role":"user"}]',
+      ),
+      lastMessageHead: 'fix the build',
+      inputIdsLength: 3,
+      inputIdsDigest: sha(ids),
+      status: 200,
+      directive: null,
+    });
+    expect(entry).not.toHaveProperty('messages');
+    expect(entry).not.toHaveProperty('inputIds');
     expect(synthetic.log.byResponseId(entry!.responseId!)).toBe(entry);
   });
 });

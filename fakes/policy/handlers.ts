@@ -7,6 +7,7 @@ import {
   TRACE_ID_HEADER,
   TRACE_TURN_HEADER,
 } from '../../contracts/policy-headers.ts';
+import { lastMessageHead, messagesDigest, tokenIdsDigest } from '../../contracts/request-digest.ts';
 import { isTraceReply, type SessionTrace } from '../../contracts/trace.ts';
 import { type TitoFamily, type TitoModel, titoFamily } from '../tokenizer/tito.ts';
 import { splitWords } from '../tokenizer/toy-tokenizer.ts';
@@ -280,8 +281,12 @@ export function createPolicy(options: PolicyOptions): Policy {
         method: request.method,
         path: url.pathname,
         routingKey,
-        messages,
-        inputIds,
+        messageCount: messages.length,
+        messagesDigest: messagesDigest(messages),
+        lastMessageHead: lastMessageHead(messages),
+        inputIdsLength: inputIds === null ? null : inputIds.length,
+        inputIdsDigest: inputIds === null ? null : tokenIdsDigest(inputIds),
+        ...(log.keepMessages ? { messages } : {}),
         responseId: answer.responseId,
         status: answer.status,
         finishReason: answer.finishReason,

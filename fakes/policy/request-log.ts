@@ -8,8 +8,19 @@ export interface PolicyLogEntry {
   readonly path: string;
   /** `X-SMG-Routing-Key` (the session id when the request came through a session server). */
   readonly routingKey: string | null;
-  readonly messages: readonly unknown[];
-  readonly inputIds: readonly number[] | null;
+  /**
+   * What the request sent, as lengths and digests (contracts/request-digest.ts) rather than the arrays:
+   * a log entry stays small however long the context, and the replay's resend check compares digests.
+   */
+  readonly messageCount: number;
+  readonly messagesDigest: string;
+  /** The opening of the last message's text (`lastMessageHead`): what the replay's accounting reads. */
+  readonly lastMessageHead: string;
+  /** Null when the body had no integer `input_ids`. */
+  readonly inputIdsLength: number | null;
+  readonly inputIdsDigest: string | null;
+  /** The messages themselves, only in a log built with `keepMessages` (tests that need the text). */
+  readonly messages?: readonly unknown[];
   /** The `id` of the completion sent back; null for an error answer. */
   readonly responseId: string | null;
   readonly status: number;
@@ -28,14 +39,17 @@ export interface PolicyLogEntry {
  */
 export class PolicyRequestLog {
   readonly limit: number;
+  /** Whether entries carry the request's `messages` (off by default: they cost ≈ 1 MB at 32k tokens). */
+  readonly keepMessages: boolean;
   private items: PolicyLogEntry[] = [];
   private head = 0;
   private dropped = 0;
   private readonly byResponse = new Map<string, PolicyLogEntry[]>();
   private readonly byRouting = new Map<string, PolicyLogEntry[]>();
 
-  constructor(limit = 10_000) {
+  constructor(limit = 10_000, options: { readonly keepMessages?: boolean } = {}) {
     this.limit = limit;
+    this.keepMessages = options.keepMessages ?? false;
   }
 
   add(entry: PolicyLogEntry): void {

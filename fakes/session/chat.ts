@@ -11,7 +11,7 @@ import type { TemplateKwargs, TitoFamily } from '../tokenizer/tito.ts';
 import { type BackendClient, BackendTransportError } from './backend.ts';
 import { HttpFailure, internalServerError, jsonError, sessionNotFound } from './errors.ts';
 import { MatcherError } from './matcher.ts';
-import type { SessionRecord } from './record.ts';
+import { promptIdsFromSnapshot, type SessionRecord, shareEarlierMessages } from './record.ts';
 import {
   chatClientResponse,
   extractCompletion,
@@ -171,6 +171,9 @@ export async function handleChat(config: ChatConfig, chat: IncomingChat): Promis
 
   await state.lock.run(() => {
     if (state.closing) return;
+    // Memory only (fakes/session/record.ts): the re-sent history is held once, not once per turn.
+    const earlier = prepared.attachParent?.record.request.messages;
+    if (Array.isArray(earlier)) shareEarlierMessages(prepared.messages, earlier);
     const record: SessionRecord = {
       timestamp: config.now(),
       request_timestamp: chat.requestTimestamp,
@@ -193,6 +196,7 @@ export async function handleChat(config: ChatConfig, chat: IncomingChat): Promis
         finishReason: pythonTruthy(finish) ? String(finish) : '',
         maxTrimTokens: config.family.maxTrimTokens,
       });
+      promptIdsFromSnapshot(record.request, node.tokenIds, node.completionSpan[0]);
       config.onCommitted?.(state.id, node.seq);
     } catch (error) {
       // The node cap is Miles' unhandled ValueError: a plain 500, like any other crash here.

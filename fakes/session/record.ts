@@ -15,3 +15,63 @@ export interface SessionRecord {
   readonly response: Record<string, unknown>;
   readonly status_code: 200;
 }
+
+/**
+ * Memory only: what a record prints stays byte for byte the same. At a 32k-token context a session's
+ * records are mostly the request's `input_ids` (a prompt copy per turn) and the message texts (the whole
+ * history parsed again every turn); docs/performance.md "Memory".
+ */
+
+/**
+ * Turns `request.input_ids` into a getter over the committed node's snapshot (`tokenIds` starts with the
+ * prompt), in the same key position, so the record holds no second copy of the prompt. Each read gives
+ * a fresh array equal to the prompt sent.
+ */
+export function promptIdsFromSnapshot(
+  request: Record<string, unknown>,
+  snapshot: readonly number[],
+  promptLength: number,
+): void {
+  if (!Array.isArray(request.input_ids) || request.input_ids.length !== promptLength) return;
+  Object.defineProperty(request, 'input_ids', {
+    get: () => snapshot.slice(0, promptLength),
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+/**
+ * Replaces each message of `messages` equal to the one at the same position of `earlier` (the attach
+ * parent's request) by that earlier object, so the texts a client re-sends every turn are held once.
+ * Equal means the same JSON with the same key order (what a record prints), plain objects, arrays and
+ * primitives only; anything else stays as it is.
+ */
+export function shareEarlierMessages(messages: unknown[], earlier: readonly unknown[]): void {
+  const n = Math.min(messages.length, earlier.length);
+  for (let i = 0; i < n; i++) if (sameJson(messages[i], earlier[i])) messages[i] = earlier[i];
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return typeof a !== 'number' || !Object.is(a, -0) === !Object.is(b, -0);
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || !isPlain(a) || !isPlain(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const key = ka[i]!;
+    if (key !== kb[i] || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+      return false;
+  }
+  return true;
+}
+
+function isPlain(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}

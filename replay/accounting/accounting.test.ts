@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { lastMessageHead } from '../../contracts/request-digest.ts';
 import { tokenAccountingCheck } from '../checks/token-accounting.ts';
 import { buildRollout, type NodeSpec, PROACTIVE_COMPACTION } from '../testing/build-rollout.ts';
 import { checkDataOf } from '../testing/check-data.ts';
@@ -60,12 +61,13 @@ describe('token accounting of one rollout', () => {
     expect(accountRollout(buildRollout({ nodes: RETRY }), null).lost_tokens).toEqual({ retry_trimmed: 4 });
     expect(accountRollout(buildRollout({ nodes: TAIL }), null).lost_tokens).toEqual({ tail_turn_trimmed: 7 });
     const summary = buildRollout({ nodes: TAIL });
-    summary.requests![1]!.messages = [
+    // The log keeps the opening of the last message (contracts/request-digest.ts).
+    summary.requests![1]!.last_message_head = lastMessageHead([
       {
         role: 'user',
         content: 'You are about to hand off your work to another AI agent.\n  Original Task: x',
       },
-    ];
+    ]);
     expect(accountRollout(summary, null).lost_tokens).toEqual({ summary_branch_trimmed: 7 });
   });
 

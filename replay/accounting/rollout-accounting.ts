@@ -11,7 +11,10 @@ import { emptyAccounting, type LostCause, type TokenAccounting } from './schema.
  * node generated breaks the identity instead of hiding in a bucket.
  */
 
-/** The first words of Terminus' SUMMARY_PROMPT (shared/specs/terminus2-harbor.md §1.3). */
+/**
+ * The first words of Terminus' SUMMARY_PROMPT (shared/specs/terminus2-harbor.md §1.3); shorter than
+ * the opening the policy log keeps of the last message (`MESSAGE_HEAD_CHARS`, 200).
+ */
 const SUMMARY_PROMPT_START = 'You are about to hand off your work to another AI agent.';
 
 interface Carrier {
@@ -36,13 +39,6 @@ function carriersOf(rollout: Rollout): Carrier[] {
   });
 }
 
-function lastMessageText(messages: readonly unknown[]): string {
-  const last = messages.at(-1);
-  if (last === null || typeof last !== 'object') return '';
-  const content = (last as { content?: unknown }).content;
-  return typeof content === 'string' ? content : '';
-}
-
 /** Why a branch no kept sample contains was lost (its top is the highest node off every kept path). */
 function branchCause(top: TreeNode, tree: TreeMetadata, rollout: Rollout): LostCause {
   const later = top.parent === null ? [] : tree.nodes.filter((n) => n.parent === top.parent && n.id > top.id);
@@ -56,7 +52,7 @@ function branchCause(top: TreeNode, tree: TreeMetadata, rollout: Rollout): LostC
     return other !== null && isResend(own, other);
   });
   if (resent) return 'retry_trimmed';
-  if (lastMessageText(own.messages).startsWith(SUMMARY_PROMPT_START)) return 'summary_branch_trimmed';
+  if (own.last_message_head.startsWith(SUMMARY_PROMPT_START)) return 'summary_branch_trimmed';
   return 'tail_turn_trimmed';
 }
 

@@ -22,19 +22,12 @@ export function requestForNode(
   return node.response_id ? (byId.get(node.response_id) ?? null) : null;
 }
 
-/** Canonical JSON: object keys sorted, so two spellings of one message compare equal. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** Whether `a` re-sends `b`: the same prompt ids when both logs have them, else the same messages. */
+/**
+ * Whether `a` re-sends `b`: the same prompt ids when both logs have them, else the same messages;
+ * compared by length and digest (the log keeps no arrays).
+ */
 export function isResend(a: PolicyRequest, b: PolicyRequest): boolean {
-  if (a.input_ids !== null && b.input_ids !== null)
-    return a.input_ids.length === b.input_ids.length && a.input_ids.every((t, i) => t === b.input_ids![i]);
-  return canonical(a.messages) === canonical(b.messages);
+  if (a.input_ids_digest !== null && b.input_ids_digest !== null)
+    return a.input_ids_length === b.input_ids_length && a.input_ids_digest === b.input_ids_digest;
+  return a.messages_digest === b.messages_digest;
 }

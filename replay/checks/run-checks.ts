@@ -39,10 +39,14 @@ export function runApplicableChecks(
     if (missing.length > 0) skipped.push({ name: check.name, missing });
     else results.push(check.run(data));
   }
-  const verdict: Verdict = results.some((r) => r.verdict === 'fail')
+  return { results, skipped, verdict: checksVerdict(results) };
+}
+
+/** `fail` if any check failed, else `finding` if any had findings, else `pass`. */
+export function checksVerdict(results: readonly CheckResult[]): Verdict {
+  return results.some((r) => r.verdict === 'fail')
     ? 'fail'
     : results.some((r) => r.verdict === 'finding')
       ? 'finding'
       : 'pass';
-  return { results, skipped, verdict };
 }

@@ -49,8 +49,11 @@ function toPolicyRequests(entries: readonly PolicyLogEntry[]): PolicyRequest[] {
     .filter((e) => e.status === 200 && e.responseId !== null)
     .map((e) => ({
       response_id: e.responseId,
-      messages: [...e.messages],
-      input_ids: e.inputIds === null ? null : [...e.inputIds],
+      messages_digest: e.messagesDigest,
+      last_message_head: e.lastMessageHead,
+      input_ids_length: e.inputIdsLength,
+      input_ids_digest: e.inputIdsDigest,
+      ...(e.messages === undefined ? {} : { messages: [...e.messages] }),
       output_ids: null,
     }));
 }

@@ -16,6 +16,8 @@ export interface StackOptions {
   readonly agentTimeoutS: number;
   /** Session sample hooks other than Miles' defaults (`harness fuzz` plants defects with them). */
   readonly sessionHooks?: { readonly picker?: SamplePicker; readonly postprocessor?: SamplePostprocessor };
+  /** Keep each request's messages in the policy log (off by default; see `PolicyRequestLog`). */
+  readonly keepRequestMessages?: boolean;
 }
 
 /** The three servers a replay drives, each on a free loopback port. */
@@ -48,7 +50,7 @@ export async function startReplayStack(options: StackOptions): Promise<ReplaySta
       mode: 'synthetic',
       replyFormat: 'xml',
       tokenizer: options.titoModel,
-      log: new PolicyRequestLog(POLICY_LOG_LIMIT),
+      log: new PolicyRequestLog(POLICY_LOG_LIMIT, { keepMessages: options.keepRequestMessages ?? false }),
     });
     started.push(policy);
     const session = await startSessionServer({

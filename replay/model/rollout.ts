@@ -6,13 +6,20 @@ import { ReplaySampleSchema } from './sample.ts';
 /**
  * One request the policy answered, as far as the checks need it: joined to a tree node by
  * `response_id` (docs/architecture.md "Policy request log"), it tells a re-sent request (a superseded
- * retry) from a different one (a lost completion).
+ * retry) from a different one (a lost completion). The prompt is kept as digests and lengths
+ * (contracts/request-digest.ts), not as the arrays: that is all the comparison needs.
  */
 export const PolicyRequestSchema = z.object({
   response_id: z.string().nullable(),
-  messages: z.array(z.unknown()),
-  /** The prompt ids the backend received, when the log has them. */
-  input_ids: z.array(z.number().int()).nullable(),
+  /** sha256 of the messages' canonical JSON (`messagesDigest`). */
+  messages_digest: z.string(),
+  /** The opening of the last message's text (`lastMessageHead`), to recognise the summary prompt. */
+  last_message_head: z.string(),
+  /** How many ids the prompt had and their digest (`tokenIdsDigest`), when the log has them. */
+  input_ids_length: z.number().int().nullable(),
+  input_ids_digest: z.string().nullable(),
+  /** The messages themselves, only when the replay was told to keep them (`keepRequestMessages`). */
+  messages: z.array(z.unknown()).optional(),
   /** The completion ids the backend returned, when the log has them. */
   output_ids: z.array(z.number().int()).nullable(),
 });

@@ -134,7 +134,8 @@ function scheduleView(schedule: TrainSchedule): ReportTrainSchedule {
   };
 }
 
-function reportStep(outcome: StepOutcome): ReportStep {
+/** One step of the report, from its outcome (a streamed run writes it out and lets the outcome go). */
+export function reportStep(outcome: StepOutcome): ReportStep {
   const advantageOf = new Map<ReplaySample, { advantage: number; perSample: number }>();
   const { advantages, perSample } = outcome;
   if (advantages && perSample)
@@ -169,19 +170,39 @@ function reportStep(outcome: StepOutcome): ReportStep {
   };
 }
 
+/** Everything in the report but its steps: what a streamed run can only write once the run ends. */
+export type ReportFrame = Omit<ReplayReport, 'steps'>;
+
+/** The report's frame from the check run and the config (keys in the report's order). */
+export function reportFrame(checks: CheckRun, config: ReportConfig): ReportFrame {
+  return {
+    format: 'harness-replay/2',
+    config,
+    verdict: runVerdict(checks.verdict, config.strict),
+    checks_verdict: checks.verdict,
+    checks: checks.results,
+    skipped_checks: checks.skipped,
+  };
+}
+
+/** The whole report: the frame with the steps in their place (the key order `JSON.stringify` keeps). */
+export function withSteps(frame: ReportFrame, steps: ReportStep[]): ReplayReport {
+  return {
+    format: frame.format,
+    config: frame.config,
+    verdict: frame.verdict,
+    checks_verdict: frame.checks_verdict,
+    steps,
+    checks: frame.checks,
+    skipped_checks: frame.skipped_checks,
+  };
+}
+
 /** Assembles the JSON report from the processed steps and the check run. */
 export function buildReport(
   outcomes: readonly StepOutcome[],
   checks: CheckRun,
   config: ReportConfig,
 ): ReplayReport {
-  return {
-    format: 'harness-replay/2',
-    config,
-    verdict: runVerdict(checks.verdict, config.strict),
-    checks_verdict: checks.verdict,
-    steps: outcomes.map(reportStep),
-    checks: checks.results,
-    skipped_checks: checks.skipped,
-  };
+  return withSteps(reportFrame(checks, config), outcomes.map(reportStep));
 }

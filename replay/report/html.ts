@@ -1,6 +1,7 @@
 import { plural } from '../../common/plural.ts';
 import type { Evidence } from '../checks/types.ts';
 import { accountingBarHtml, accountingHtml } from './accounting-view.ts';
+import type { ReportFrame } from './build-report.ts';
 import { fmtNumber, fmtRange, fmtSigned } from './format.ts';
 import { escapeHtml, treeSvg } from './html-tree.ts';
 import { episodeCell, POOL_FALLBACK_NOTE, stateCell } from './rollout-text.ts';
@@ -74,7 +75,7 @@ function firstReason(evidence: readonly Evidence[]): string {
   return `<div class="why">${escapeHtml(first.severity.toUpperCase())} ${escapeHtml(first.kind)}${where ? ` (${toCard(first, where)})` : ''}: ${escapeHtml(first.detail)}</div>`;
 }
 
-function checksSection(report: ReplayReport): string {
+function checksSection(report: ReportFrame): string {
   const rows = report.checks.map((c) => {
     const evidence =
       c.evidence.length === 0
@@ -145,24 +146,47 @@ const LEGEND = `<div class="legend">tokens:<span class="k-trained"></span>traine
 
 /** The whole report as one self-contained HTML page (no external resources, no scripts). */
 export function renderHtml(report: ReplayReport): string {
-  const c = report.config;
-  const steps = report.steps.map(
-    (step) => `<h2>Step ${step.step}</h2>
+  return `${htmlBefore(report)}${report.steps.map(htmlStep).join('\n')}${HTML_AFTER}`;
+}
+
+/** One step's section of the page (the page joins the sections with newlines). */
+export function htmlStep(step: ReportStep): string {
+  return `<h2>Step ${step.step}</h2>
 <div class="meta">${plural(step.num_rollouts, 'rollout')} trained · ${(step.duration_ms / 1000).toFixed(2)} s</div>
 ${step.normalization_error ? `<p class="error">Miles' conversion would raise (${escapeHtml(step.normalization_error.code)}): ${escapeHtml(step.normalization_error.message)}</p>` : ''}
 <h3>Metrics</h3>${metricsTable(step)}
 <h3>GRPO</h3><p class="schedule">${escapeHtml(scheduleText(step))}</p>${grpoTable(step)}
 <h3>Token accounting</h3>${accountingHtml(step.accounting)}
 <h3>Rollouts</h3>${LEGEND}
-<div class="rollouts">${step.groups.flatMap((g) => g.rollouts.map((r) => rolloutCard(step, g, r))).join('\n')}</div>`,
-  );
+<div class="rollouts">${step.groups.flatMap((g) => g.rollouts.map((r) => rolloutCard(step, g, r))).join('\n')}</div>`;
+}
+
+/** The page up to the first step: head, title, verdict and the checks. */
+export function htmlBefore(report: ReportFrame): string {
+  const c = report.config;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>harness replay report</title><style>${STYLE}</style></head>
 <body>
 <h1>Replay report ${verdictBadge(report.verdict)}</h1>
 <div class="meta">${plural(c.steps, 'step')} · ${plural(c.rollout_batch_size, 'prompt')} × ${plural(c.n_samples_per_prompt, 'rollout')} · seed ${c.seed}${c.strict ? ' · --strict (findings fail)' : ''} · max_seq_len ${c.max_seq_len ?? 'none'} · prompts ${escapeHtml(c.prompts)}</div>
 ${checksSection(report)}
-${steps.join('\n')}
+`;
+}
+
+/** The page after the last step. */
+export const HTML_AFTER = `
 </body></html>
+`;
+
+/**
+ * The head of a partial page: what the HTML report file holds while the run is going, so a run that
+ * fails or is interrupted leaves the steps it finished, readable in a browser (no checks yet).
+ */
+export function htmlPartialHead(c: ReportFrame['config']): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>harness replay report (partial)</title><style>${STYLE}</style></head>
+<body>
+<h1>Replay report: partial</h1>
+<div class="meta">the run had not finished when this was written: the steps it finished, no checks · ${plural(c.steps, 'step')} planned · seed ${c.seed} · prompts ${escapeHtml(c.prompts)}</div>
 `;
 }

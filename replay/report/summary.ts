@@ -1,10 +1,11 @@
 import { plural } from '../../common/plural.ts';
 import type { Evidence } from '../checks/types.ts';
 import { accountingTable } from './accounting-view.ts';
+import type { ReportFrame } from './build-report.ts';
 import { fmtNumber, fmtRange, fmtSigned } from './format.ts';
 import { episodeCell, POOL_FALLBACK_NOTE, stateCell } from './rollout-text.ts';
 import { scheduleText, trainStepCell } from './schedule-text.ts';
-import type { ReplayReport } from './schema.ts';
+import type { ReplayReport, ReportStep } from './schema.ts';
 import { renderTable } from './table.ts';
 
 /** How many findings/failures per check the summary lists before "… N more". */
@@ -35,66 +36,79 @@ function countsText(counts: { fail: number; finding: number; info: number }): st
  * tokens, reward, advantage), then every check's verdict and its failures and findings.
  */
 export function renderSummary(report: ReplayReport): string {
-  const c = report.config;
-  const out: string[] = [
-    `replay: ${plural(c.steps, 'step')} x ${plural(c.rollout_batch_size, 'prompt')} x ${plural(c.n_samples_per_prompt, 'sample')} per prompt, seed ${c.seed}`,
-  ];
-  for (const step of report.steps) {
+  return [summaryHead(report.config), ...report.steps.map(summaryStep), ...summaryTailLines(report)].join(
+    '\n',
+  );
+}
+
+/** The summary's first line. */
+export function summaryHead(c: ReportFrame['config']): string {
+  return `replay: ${plural(c.steps, 'step')} x ${plural(c.rollout_batch_size, 'prompt')} x ${plural(c.n_samples_per_prompt, 'sample')} per prompt, seed ${c.seed}`;
+}
+
+/** One step's part of the summary (lines joined; the summary joins the parts with newlines). */
+export function summaryStep(step: ReportStep): string {
+  const out: string[] = [];
+  out.push(
+    '',
+    `step ${step.step}: ${plural(step.num_rollouts, 'rollout')} trained, ${(step.duration_ms / 1000).toFixed(2)} s`,
+  );
+  if (step.normalization_error)
     out.push(
-      '',
-      `step ${step.step}: ${plural(step.num_rollouts, 'rollout')} trained, ${(step.duration_ms / 1000).toFixed(2)} s`,
+      `  Miles' conversion would raise (${step.normalization_error.code}): ${step.normalization_error.message}`,
     );
-    if (step.normalization_error)
-      out.push(
-        `  Miles' conversion would raise (${step.normalization_error.code}): ${step.normalization_error.message}`,
-      );
-    out.push(
-      renderTable(
-        ['metric', 'value'],
-        Object.entries(step.metrics).flatMap(([k, v]) => (v === undefined ? [] : [[k, fmtNumber(v)]])),
-        ['left', 'right'],
-      ),
-      `  ${scheduleText(step)}`,
-    );
-    const rows = step.groups.flatMap((g) =>
-      g.rollouts.map((r) => [
-        String(g.group_index),
-        String(r.rollout_key),
-        r.instance_id ?? '-',
-        String(r.samples.length),
-        String(r.trainable_tokens),
-        String(r.masked_shared_tokens),
-        fmtNumber(r.reward),
-        fmtSigned(r.advantage),
-        trainStepCell(r.loss_weight),
-        stateCell(g, r),
-        episodeCell(r.episode),
-      ]),
-    );
-    out.push(
-      '',
-      renderTable(
-        [
-          'group',
-          'rollout',
-          'instance',
-          'samples',
-          'trained',
-          'masked',
-          'reward',
-          'advantage',
-          'train step',
-          'status',
-          'episode',
-        ],
-        rows,
-        ['right', 'right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'left'],
-      ),
-    );
-    if (step.groups.some((g) => g.rollouts.some((r) => r.episode?.pool_fallback)))
-      out.push(`  ${POOL_FALLBACK_NOTE}`);
-    out.push('', accountingTable(step.accounting));
-  }
+  out.push(
+    renderTable(
+      ['metric', 'value'],
+      Object.entries(step.metrics).flatMap(([k, v]) => (v === undefined ? [] : [[k, fmtNumber(v)]])),
+      ['left', 'right'],
+    ),
+    `  ${scheduleText(step)}`,
+  );
+  const rows = step.groups.flatMap((g) =>
+    g.rollouts.map((r) => [
+      String(g.group_index),
+      String(r.rollout_key),
+      r.instance_id ?? '-',
+      String(r.samples.length),
+      String(r.trainable_tokens),
+      String(r.masked_shared_tokens),
+      fmtNumber(r.reward),
+      fmtSigned(r.advantage),
+      trainStepCell(r.loss_weight),
+      stateCell(g, r),
+      episodeCell(r.episode),
+    ]),
+  );
+  out.push(
+    '',
+    renderTable(
+      [
+        'group',
+        'rollout',
+        'instance',
+        'samples',
+        'trained',
+        'masked',
+        'reward',
+        'advantage',
+        'train step',
+        'status',
+        'episode',
+      ],
+      rows,
+      ['right', 'right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'left'],
+    ),
+  );
+  if (step.groups.some((g) => g.rollouts.some((r) => r.episode?.pool_fallback)))
+    out.push(`  ${POOL_FALLBACK_NOTE}`);
+  out.push('', accountingTable(step.accounting));
+  return out.join('\n');
+}
+
+/** The summary after the steps: the checks, their evidence and the verdict. */
+export function summaryTailLines(report: ReportFrame): string[] {
+  const out: string[] = [];
   out.push('', 'checks:');
   out.push(
     renderTable(
@@ -121,5 +135,5 @@ export function renderSummary(report: ReplayReport): string {
         : ' (findings only; --strict fails them)'
       : '';
   out.push('', `verdict: ${report.verdict.toUpperCase()}${strictNote}`, '');
-  return out.join('\n');
+  return out;
 }

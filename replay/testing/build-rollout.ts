@@ -1,3 +1,4 @@
+import { messagesDigest, tokenIdsDigest } from '../../contracts/request-digest.ts';
 import type { TreeMetadata, TreeNode, WireSample } from '../../contracts/wire-sample.ts';
 import { defaultPostprocess } from '../../fakes/session/hooks/default-postprocess.ts';
 import { dropRetries } from '../../fakes/session/hooks/drop-retries.ts';
@@ -55,8 +56,10 @@ export function buildRollout(spec: RolloutSpec): Rollout {
     const source = n.resends ?? id;
     requests.push({
       response_id: `resp-${id}`,
-      messages: [{ role: 'user', content: `request ${source}` }],
-      input_ids: prompt,
+      messages_digest: messagesDigest([{ role: 'user', content: `request ${source}` }]),
+      last_message_head: `request ${source}`,
+      input_ids_length: prompt.length,
+      input_ids_digest: tokenIdsDigest(prompt),
       output_ids: completion,
     });
   });

@@ -54,7 +54,9 @@ it('--quick --json prints one harness-bench/2 object with the documented keys', 
   expect(result.replay.available).toBe(true);
   if (result.replay.available) {
     expect(result.replay.default_step.rollouts).toBe(2);
-    expect(result.replay.consecutive?.heap_mb_after_step).toHaveLength(2);
+    const heap = result.replay.consecutive?.heap_mb_after_step ?? [];
+    expect(heap).toHaveLength(2);
+    expect(result.replay.consecutive?.heap_growth_mb).toBeCloseTo(heap[1]! - heap[0]!, 5);
   }
   expect(result.npm_test).toEqual({ ran: false, reason: 'skipped in --quick' });
   expect(run.stderr).toMatch(/^bench: chat: 2 sessions x 3 turns/m);

@@ -17,6 +17,7 @@ const ProbeSchema = z.object({
   context_tokens: z.number().int(),
   max_sample_tokens: z.number().int(),
   step_ms: z.array(z.number()),
+  step_cpu_ms: z.array(z.number()),
   heap_mb_after_step: z.array(z.number()),
   peak_rss_mb: z.number(),
   connection_resets_retried: z.number().int(),
@@ -47,6 +48,8 @@ export interface RealisticBenchResult {
     readonly context_tokens: number;
     readonly max_sample_tokens: number;
     readonly step_ms: number;
+    /** CPU time (user + system) of the process over the step. */
+    readonly step_cpu_ms: number;
     readonly peak_rss_mb: number;
     readonly connection_resets_retried: number;
   };
@@ -78,6 +81,7 @@ export async function benchRealistic(
       context_tokens: one.context_tokens,
       max_sample_tokens: one.max_sample_tokens,
       step_ms: one.step_ms[0] ?? 0,
+      step_cpu_ms: one.step_cpu_ms[0] ?? 0,
       peak_rss_mb: one.peak_rss_mb,
       connection_resets_retried: one.connection_resets_retried,
     },

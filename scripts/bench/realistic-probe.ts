@@ -69,12 +69,18 @@ async function rollout(r: number): Promise<number> {
 }
 
 const stepMs: number[] = [];
+const stepCpuMs: number[] = [];
 const heapMb: number[] = [];
 let maxTokens = 0;
 for (let s = 0; s < steps; s += 1) {
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const lengths = await Promise.all(Array.from({ length: rollouts }, (_, r) => rollout(r)));
   stepMs.push(Math.round(performance.now() - t0));
+  // User + system CPU of the whole process (client, session server and policy): on a shared machine
+  // the wall time varies with the load, the CPU time much less.
+  const cpu = process.cpuUsage(cpu0);
+  stepCpuMs.push(Math.round((cpu.user + cpu.system) / 1000));
   for (const length of lengths) maxTokens = Math.max(maxTokens, length);
   if (gc !== undefined) {
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -92,6 +98,7 @@ process.stdout.write(
     context_tokens: context,
     max_sample_tokens: maxTokens,
     step_ms: stepMs,
+    step_cpu_ms: stepCpuMs,
     heap_mb_after_step: heapMb,
     // process.resourceUsage().maxRSS is in KiB: the peak resident set of this whole process.
     peak_rss_mb: round((process.resourceUsage().maxRSS * 1024) / MB),

@@ -48,11 +48,13 @@ export type ReplayBenchResult =
         readonly heap_mb_after_step: readonly number[];
         readonly rss_mb_after_step: readonly number[];
         /**
-         * Mean growth of the live heap from one step's end to the next (after GC). The replay keeps every
-         * step's outcome (samples, groups) for its final report and checks, so this is what one step's
-         * outcome weighs, not a leak; `retained_after_run_mb` is the leak check.
+         * Mean growth of the live heap from one step's end to the next (after GC). The replay writes each
+         * step into its reports and keeps only the checks' evidence, so this should be near 0;
+         * `retained_after_run_mb` is the leak check.
          */
         readonly heap_growth_per_step_mb: number;
+        /** Live heap after the last step minus after the first (after GC): `harness replay`'s own growth. */
+        readonly heap_growth_mb: number;
         /**
          * Live heap once the command has returned (servers closed, report written) minus before it started,
          * both after a warm-up run and a full GC: what a run leaks.
@@ -119,6 +121,7 @@ export async function benchReplay(options: ReplayBenchOptions): Promise<ReplayBe
                 heap.length > 1
                   ? Math.round((((heap.at(-1) ?? 0) - (heap[0] ?? 0)) / (heap.length - 1)) * 10) / 10
                   : 0,
+              heap_growth_mb: Math.round(((heap.at(-1) ?? 0) - (heap[0] ?? 0)) * 10) / 10,
               retained_after_run_mb:
                 multi.heap_mb_after_run === null || multi.heap_mb_before_run === null
                   ? null

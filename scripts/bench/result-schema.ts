@@ -64,6 +64,7 @@ export const BenchResultSchema = z.object({
     context_tokens: z.number().int(),
     max_sample_tokens: z.number().int(),
     step_ms: z.number(),
+    step_cpu_ms: z.number(),
     peak_rss_mb: z.number(),
     connection_resets_retried: z.number().int(),
   }),
@@ -102,6 +103,8 @@ export const BenchResultSchema = z.object({
           heap_mb_after_step: z.array(z.number()),
           rss_mb_after_step: z.array(z.number()),
           heap_growth_per_step_mb: z.number(),
+          /** `harness replay`'s own live heap after the last step minus after the first. */
+          heap_growth_mb: z.number(),
           retained_after_run_mb: z.number().nullable(),
           peak_rss_mb: z.number(),
         })

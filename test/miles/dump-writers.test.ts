@@ -62,7 +62,7 @@ function milesSample(sample: ReplaySample, messages: unknown[] | null): Record<s
 function messagesOf(rollout: Rollout, sample: ReplaySample): unknown[] | null {
   const responseId = leafOf(sample)?.response_id ?? null;
   const request = rollout.requests?.find((r) => r.response_id === responseId);
-  return request ? request.messages : null;
+  return request?.messages ?? null;
 }
 
 async function writeWithMiles(
@@ -109,6 +109,8 @@ describe.skipIf(!ready && !gate.required)('Miles dump writers on CPU', () => {
         agentTimeoutS: 120,
         titoModel: 'glm47',
         train: TRAIN,
+        // merge.py's metadata["messages"] comes from the leaf's last request: keep the text.
+        keepRequestMessages: true,
       },
       { signal: new AbortController().signal, progress: { write: () => true } },
     );

@@ -38,17 +38,36 @@ const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
  * with the same values (same number conversion, last duplicate wins in the first key's place, own
  * `__proto__` keys, escapes and lone surrogates kept as code units). What it rejects (NaN, Infinity,
  * any syntax error) goes to the faithful parser, which accepts CPython's extensions or throws CPython's
- * error text. `keepFloats` needs the number's spelling, so it always takes the faithful parser.
+ * error text. `keepFloats` reads each number's spelling from the reviver's source text.
  * Property-tested against the faithful parser in python-json-fast-path.test.ts.
  */
 export function pythonJsonLoads(doc: string, options: PythonLoadsOptions = {}): unknown {
-  if (options.keepFloats === true) return faithfulJsonLoads(doc, options);
   try {
-    return JSON.parse(doc);
+    if (options.keepFloats !== true) return JSON.parse(doc);
+    if (SOURCE_TEXT_ACCESS) return JSON.parse(doc, keepFloatsReviver);
   } catch {
-    return faithfulJsonLoads(doc, options);
+    // What the native parser refuses (NaN, Infinity, every error) gets CPython's extensions or its text.
   }
+  return faithfulJsonLoads(doc, options);
 }
+
+type Reviver = (key: string, value: unknown, context?: { readonly source?: string }) => unknown;
+
+// Whether this runtime hands revivers the source text (V8 11.4+); without it keepFloats stays faithful.
+const SOURCE_TEXT_ACCESS = JSON.parse('1.0', ((_k, _v, context) => context?.source) as Reviver) === '1.0';
+
+// A number spelt with a fraction or an exponent, which the faithful parser's NUMBER groups 1 and 2 catch.
+const FLOAT_SPELLING = /[.eE]/;
+
+/**
+ * `keepFloats` on the native path: the reviver sees each number's source text (JSON.parse source text
+ * access) and wraps it in `PythonFloat` exactly when the faithful parser would.
+ */
+const keepFloatsReviver: Reviver = (_key, value, context) => {
+  if (typeof value !== 'number') return value;
+  const source = context?.source;
+  return source !== undefined && FLOAT_SPELLING.test(source) ? new PythonFloat(value) : value;
+};
 
 /** The character-by-character CPython-faithful parser (`pythonJsonLoads` falls back to it). */
 export function faithfulJsonLoads(doc: string, options: PythonLoadsOptions = {}): unknown {

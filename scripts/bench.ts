@@ -232,9 +232,10 @@ function summary(r: BenchResult): string {
     `   two-hop with JSON at each hop:     p50 ${r.two_hop_json.p50_ms} ms  p99 ${r.two_hop_json.p99_ms} ms`,
     `   fake / bare: p50 x${s.p50_ratio}  p99 x${s.p99_ratio}  throughput x${s.throughput_ratio}`,
     `   fake / two-hop: p50 x${s.p50_ratio_two_hop}   fake / two-hop JSON: p50 x${s.p50_ratio_two_hop_json}`,
+    `   CPU per call: fake ${s.cpu_ms_per_request} ms, two-hop JSON ${r.two_hop_json.cpu_ms_per_request} ms (x${s.cpu_ratio_two_hop_json})`,
     ...r.chat_contexts.map(
       (c) =>
-        `   context ${String(c.context_tokens).padStart(6)} tokens: fake p50 ${c.session_server_p50_ms} ms, two-hop JSON ${c.two_hop_json_p50_ms} ms (x${c.p50_ratio_two_hop_json}), bare ${c.bare_http_p50_ms} ms`,
+        `   context ${String(c.context_tokens).padStart(6)} tokens: fake p50 ${c.session_server_p50_ms} ms, two-hop JSON ${c.two_hop_json_p50_ms} ms (x${c.p50_ratio_two_hop_json}), bare ${c.bare_http_p50_ms} ms; CPU per call x${c.cpu_ratio_two_hop_json}`,
     ),
     '',
     `samples op, ${r.samples_op.nodes} nodes, ${r.samples_op.leaves} leaves of ${r.samples_op.tokens_per_leaf} tokens (${r.samples_op.reply_mb} MB reply)`,

@@ -147,18 +147,7 @@ describe('pythonJsonLoads fast path', () => {
     expect(fastHits).toBeGreaterThanOrEqual(100);
   });
 
-  it('keeps floats as the faithful parser does (keepFloats), on any document', () => {
-    let fastHits = 0;
-    fc.assert(
-      fc.property(documentDoc, ({ text }) => {
-        const faithful = outcome(() => faithfulJsonLoads(text, { keepFloats: true }), fingerprint);
-        const fast = outcome(() => pythonJsonLoads(text, { keepFloats: true }), fingerprint);
-        expect(fast).toEqual(faithful);
-        if (outcome(() => JSON.parse(text)).ok) fastHits += 1;
-      }),
-      { numRuns: 400 },
-    );
-    expect(fastHits).toBeGreaterThanOrEqual(100);
+  it('keeps a number spelt with a fraction or an exponent a float (keepFloats)', () => {
     // The spellings that make a float, and the ones that do not.
     const floats = pythonJsonLoads('[1.0, 1e3, 2E-2, -0.5, 1, -0, 10]', { keepFloats: true }) as unknown[];
     expect(floats.map((v) => (v instanceof PythonFloat ? 'float' : typeof v))).toEqual([

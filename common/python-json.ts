@@ -30,6 +30,18 @@ function codePointIndex(doc: string, utf16Index: number): number {
 const WS = new Set([' ', '\t', '\n', '\r']);
 // Sticky: matched in place at `lastIndex`, so a number is read whole without slicing the document.
 const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
+// Sticky: the run of string characters that need no attention (not a quote, backslash or control).
+const STRING_RUN = /[^"\\\u0000-\u001f]*/y;
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
 
 /**
  * `json.loads` on text: returns plain JS values (objects keep the last duplicate key, like Python).
@@ -38,38 +50,20 @@ const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
  * with the same values (same number conversion, last duplicate wins in the first key's place, own
  * `__proto__` keys, escapes and lone surrogates kept as code units). What it rejects (NaN, Infinity,
  * any syntax error) goes to the faithful parser, which accepts CPython's extensions or throws CPython's
- * error text. `keepFloats` reads each number's spelling from the reviver's source text.
+ * error text. `keepFloats` needs the number's spelling, so it always takes the faithful parser (whose
+ * strings are read a run at a time: a chat body is mostly message text).
  * Property-tested against the faithful parser in python-json-fast-path.test.ts.
  */
 export function pythonJsonLoads(doc: string, options: PythonLoadsOptions = {}): unknown {
+  if (options.keepFloats === true) return faithfulJsonLoads(doc, options);
   try {
-    if (options.keepFloats !== true) return JSON.parse(doc);
-    if (SOURCE_TEXT_ACCESS) return JSON.parse(doc, keepFloatsReviver);
+    return JSON.parse(doc);
   } catch {
-    // What the native parser refuses (NaN, Infinity, every error) gets CPython's extensions or its text.
+    return faithfulJsonLoads(doc, options);
   }
-  return faithfulJsonLoads(doc, options);
 }
 
-type Reviver = (key: string, value: unknown, context?: { readonly source?: string }) => unknown;
-
-// Whether this runtime hands revivers the source text (V8 11.4+); without it keepFloats stays faithful.
-const SOURCE_TEXT_ACCESS = JSON.parse('1.0', ((_k, _v, context) => context?.source) as Reviver) === '1.0';
-
-// A number spelt with a fraction or an exponent, which the faithful parser's NUMBER groups 1 and 2 catch.
-const FLOAT_SPELLING = /[.eE]/;
-
-/**
- * `keepFloats` on the native path: the reviver sees each number's source text (JSON.parse source text
- * access) and wraps it in `PythonFloat` exactly when the faithful parser would.
- */
-const keepFloatsReviver: Reviver = (_key, value, context) => {
-  if (typeof value !== 'number') return value;
-  const source = context?.source;
-  return source !== undefined && FLOAT_SPELLING.test(source) ? new PythonFloat(value) : value;
-};
-
-/** The character-by-character CPython-faithful parser (`pythonJsonLoads` falls back to it). */
+/** The CPython-faithful parser (`pythonJsonLoads` falls back to it). */
 export function faithfulJsonLoads(doc: string, options: PythonLoadsOptions = {}): unknown {
   let i = 0;
   const skip = () => {
@@ -84,6 +78,13 @@ export function faithfulJsonLoads(doc: string, options: PythonLoadsOptions = {})
     i += 1;
     let out = '';
     for (;;) {
+      // The plain characters up to the next quote, backslash or control character, in one slice.
+      STRING_RUN.lastIndex = i;
+      STRING_RUN.test(doc);
+      if (STRING_RUN.lastIndex > i) {
+        out += doc.slice(i, STRING_RUN.lastIndex);
+        i = STRING_RUN.lastIndex;
+      }
       if (i >= doc.length) fail('Unterminated string starting at', start);
       const ch = doc[i]!;
       if (ch === '"') {
@@ -93,23 +94,13 @@ export function faithfulJsonLoads(doc: string, options: PythonLoadsOptions = {})
       if (ch === '\\') {
         const esc = doc[i + 1];
         if (esc === undefined) fail('Unterminated string starting at', start);
-        const simple: Record<string, string> = {
-          '"': '"',
-          '\\': '\\',
-          '/': '/',
-          b: '\b',
-          f: '\f',
-          n: '\n',
-          r: '\r',
-          t: '\t',
-        };
         if (esc === 'u') {
           const hex = doc.slice(i + 2, i + 6);
           if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('Invalid \\uXXXX escape', i + 1);
           out += String.fromCharCode(Number.parseInt(hex, 16));
           i += 6;
-        } else if (esc !== undefined && simple[esc] !== undefined) {
-          out += simple[esc];
+        } else if (esc !== undefined && SIMPLE_ESCAPES[esc] !== undefined) {
+          out += SIMPLE_ESCAPES[esc];
           i += 2;
         } else {
           fail('Invalid \\escape', i);
@@ -179,7 +170,9 @@ export function faithfulJsonLoads(doc: string, options: PythonLoadsOptions = {})
       skip();
       const value = parseValue();
       // Own-property write, so a key named `__proto__` stays data.
-      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      if (key === '__proto__')
+        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      else out[key] = value;
       skip();
       if (doc[i] === '}') {
         i += 1;

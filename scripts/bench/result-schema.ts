@@ -61,6 +61,9 @@ export const BenchResultSchema = z.object({
     collect_ms: z.number(),
     encode_ms: z.number(),
     decode_ms: z.number(),
+    collect_cpu_ms: z.number(),
+    encode_cpu_ms: z.number(),
+    decode_cpu_ms: z.number(),
     reply_mb: z.number(),
   }),
   realistic_step: z.object({

@@ -37,13 +37,30 @@ function metaInfo(choice: Record<string, unknown>): Record<string, unknown> {
   return isJsonObject(choice.meta_info) ? choice.meta_info : {};
 }
 
-function outputPairs(record: SessionRecord): Array<[number, number]> {
+/** A record's output ids and their log-probs, from `meta_info.output_token_logprobs` pairs. */
+interface OutputTokens {
+  readonly ids: number[];
+  readonly logprobs: number[];
+}
+
+function outputTokens(record: SessionRecord): OutputTokens {
   const pairs = metaInfo(firstChoice(record)).output_token_logprobs;
   if (!Array.isArray(pairs)) throw new TypeError('output_token_logprobs is not a list');
-  return pairs.map((p) => {
+  const ids: number[] = [];
+  const logprobs: number[] = [];
+  for (const p of pairs) {
     if (!Array.isArray(p)) throw new TypeError('output_token_logprobs entry is not a pair');
-    return [Number(p[0]), Number(p[1])];
-  });
+    logprobs.push(Number(p[0]));
+    ids.push(Number(p[1]));
+  }
+  return { ids, logprobs };
+}
+
+/** `n` ones (a packed array: `fill` on `new Array(n)` leaves a holey one, which `concat` copies slowly). */
+function ones(n: number): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < n; k += 1) out.push(1);
+  return out;
 }
 
 function statusFor(finishReason: unknown): SampleStatus {
@@ -78,6 +95,7 @@ function stripLastOutputTokens(sample: WireSample, count: number, decode: Decode
 /** `_compute_sample_from_openai_record` plus the lifecycle segment. */
 function sampleFromRecord(
   record: SessionRecord,
+  output: OutputTokens,
   previous: SessionRecord | null,
   turn: number,
   trimCount: number,
@@ -89,14 +107,14 @@ function sampleFromRecord(
   if (!Array.isArray(prompt)) {
     throw new AssemblyError('input_ids not found in request — the session server should populate it');
   }
-  const pairs = outputPairs(record);
-  const outputIds = pairs.map((p) => p[1]);
+  const outputIds = output.ids;
   const sample: WireSample = {
     tokens: (prompt as number[]).concat(outputIds),
-    response: decode(outputIds),
+    // A trim re-decodes the kept part below: decode once, whichever applies.
+    response: trimCount > 0 ? '' : decode(outputIds),
     response_length: outputIds.length,
-    loss_mask: outputIds.map(() => 1),
-    rollout_log_probs: pairs.map((p) => p[0]),
+    loss_mask: ones(outputIds.length),
+    rollout_log_probs: output.logprobs,
     rollout_routed_experts: null,
     rollout_indexer_topk: null,
     status: 'pending',
@@ -136,7 +154,8 @@ export function computeTurnSamples(
   records.forEach((record, i) => {
     const isLast = i === records.length - 1;
     const prompt = record.request.input_ids;
-    const outputIds = outputPairs(record).map((p) => p[1]);
+    const output = outputTokens(record);
+    const outputIds = output.ids;
     cursor = Array.isArray(prompt) ? prompt.length : 0;
     let matched = 0;
     while (
@@ -154,7 +173,9 @@ export function computeTurnSamples(
         `trim_count ${trimCount} exceeds allowed=${allowed} (is_last=${isLast ? 'True' : 'False'}, max_trim_tokens=${maxTrimTokens}); output_ids[-3:]=[${outputIds.slice(-3).join(', ')}], accumulated[cursor:cursor+3]=[${accumulated.slice(cursor, cursor + 3).join(', ')}]`,
     );
     cursor += matched;
-    samples.push(sampleFromRecord(record, i > 0 ? records[i - 1]! : null, i + 1, trimCount, decode));
+    samples.push(
+      sampleFromRecord(record, output, i > 0 ? records[i - 1]! : null, i + 1, trimCount, decode),
+    );
   });
   assert(
     cursor === accumulated.length,

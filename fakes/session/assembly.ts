@@ -56,7 +56,7 @@ function outputTokens(record: SessionRecord): OutputTokens {
   return { ids, logprobs };
 }
 
-/** `n` ones (a packed array: `fill` on `new Array(n)` leaves a holey one, which `concat` copies slowly). */
+/** `n` ones, packed (see `zeros`). */
 function ones(n: number): number[] {
   const out: number[] = [];
   for (let k = 0; k < n; k += 1) out.push(1);
@@ -279,7 +279,15 @@ function lifecycleList(metadata: Record<string, unknown>): unknown[] {
   return Array.isArray(l) ? l : l === undefined ? [] : [l];
 }
 
-const zeros = (n: number): number[] => new Array<number>(n).fill(0);
+/**
+ * `n` zeros in a packed array (`new Array(n).fill(0)` is holey, which makes every joined mask and
+ * log-prob array holey, and a holey array is copied element by element into the wire's typed arrays).
+ */
+function zeros(n: number): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < n; k += 1) out.push(0);
+  return out;
+}
 
 /**
  * The per-token arrays of a fold: every piece `_merge_sample_pair` would concatenate, in order, joined

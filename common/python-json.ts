@@ -378,6 +378,13 @@ function pythonFloatJson(v: number, allowNan = true): string {
 
 /** `repr(float)`. */
 export function pythonFloatRepr(v: number): string {
+  // Where both use positional notation (1e-4 <= |v| < 1e16), a fraction prints the same shortest
+  // digits in both languages; integral values still need the `.0`, below.
+  const abs = Math.abs(v);
+  if (abs >= 1e-4 && abs < 1e16) {
+    const text = String(v);
+    if (text.includes('.')) return text;
+  }
   if (Number.isNaN(v)) return 'nan';
   if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
   if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';

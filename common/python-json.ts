@@ -96,7 +96,8 @@ export function faithfulJsonLoads(doc: string, options: PythonLoadsOptions = {})
         if (esc === undefined) fail('Unterminated string starting at', start);
         if (esc === 'u') {
           const hex = doc.slice(i + 2, i + 6);
-          if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('Invalid \\uXXXX escape', i + 1);
+          // CPython also refuses an escape whose four digits end the document (`end >= len`).
+          if (i + 6 >= doc.length || !/^[0-9a-fA-F]{4}$/.test(hex)) fail('Invalid \\uXXXX escape', i + 1);
           out += String.fromCharCode(Number.parseInt(hex, 16));
           i += 6;
         } else if (esc !== undefined && SIMPLE_ESCAPES[esc] !== undefined) {

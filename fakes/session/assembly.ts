@@ -218,9 +218,7 @@ function computeTurnPieces(
         `trim_count ${trimCount} exceeds allowed=${allowed} (is_last=${isLast ? 'True' : 'False'}, max_trim_tokens=${maxTrimTokens}); output_ids[-3:]=[${outputIds.slice(-3).join(', ')}], accumulated[cursor:cursor+3]=[${accumulated.slice(cursor, cursor + 3).join(', ')}]`,
     );
     cursor += matched;
-    samples.push(
-      sampleFromRecord(record, output, i > 0 ? records[i - 1]! : null, i + 1, trimCount, decode),
-    );
+    samples.push(sampleFromRecord(record, output, i > 0 ? records[i - 1]! : null, i + 1, trimCount, decode));
   });
   assert(
     cursor === accumulated.length,
@@ -250,7 +248,13 @@ function truncateByTotalTokens(samples: TurnSample[], maxSeqLen: number, decode:
 }
 
 /** `x[xFrom, xFrom + n)` equals `y[yFrom, yFrom + n)`. */
-function equalRange(x: readonly number[], xFrom: number, y: readonly number[], yFrom: number, n: number): boolean {
+function equalRange(
+  x: readonly number[],
+  xFrom: number,
+  y: readonly number[],
+  yFrom: number,
+  n: number,
+): boolean {
   for (let i = 0; i < n; i += 1) if (x[xFrom + i] !== y[yFrom + i]) return false;
   return true;
 }

@@ -32,16 +32,8 @@ const WS = new Set([' ', '\t', '\n', '\r']);
 const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
 // Sticky: the run of string characters that need no attention (not a quote, backslash or control).
 const STRING_RUN = /[^"\\\u0000-\u001f]*/y;
-const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
-  '"': '"',
-  '\\': '\\',
-  '/': '/',
-  b: '\b',
-  f: '\f',
-  n: '\n',
-  r: '\r',
-  t: '\t',
-};
+// The one-character escapes JSON (and CPython) accept after a backslash.
+const SIMPLE_ESCAPES: ReadonlySet<string> = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
 
 /**
  * `json.loads` on text: returns plain JS values (objects keep the last duplicate key, like Python).
@@ -73,44 +65,40 @@ export function faithfulJsonLoads(doc: string, options: PythonLoadsOptions = {})
     throw new PythonJsonDecodeError(msg, doc, at);
   };
 
+  // Checks the string token at `i` (CPython's errors, at its positions), then lets JSON.parse read it:
+  // same escapes, same code units, and a fresh string. Slices of `doc` would be V8 sliced strings that
+  // keep the whole document alive for as long as any value read from it (a record keeps its messages).
   const parseString = (): string => {
     const start = i; // at the opening quote
     i += 1;
-    let out = '';
     for (;;) {
-      // The plain characters up to the next quote, backslash or control character, in one slice.
+      // The plain characters up to the next quote, backslash or control character, skipped in one go.
       STRING_RUN.lastIndex = i;
       STRING_RUN.test(doc);
-      if (STRING_RUN.lastIndex > i) {
-        out += doc.slice(i, STRING_RUN.lastIndex);
-        i = STRING_RUN.lastIndex;
-      }
+      i = STRING_RUN.lastIndex;
       if (i >= doc.length) fail('Unterminated string starting at', start);
       const ch = doc[i]!;
       if (ch === '"') {
         i += 1;
-        return out;
+        return JSON.parse(doc.slice(start, i)) as string;
       }
       if (ch === '\\') {
         const esc = doc[i + 1];
         if (esc === undefined) fail('Unterminated string starting at', start);
         if (esc === 'u') {
-          const hex = doc.slice(i + 2, i + 6);
           // CPython also refuses an escape whose four digits end the document (`end >= len`).
-          if (i + 6 >= doc.length || !/^[0-9a-fA-F]{4}$/.test(hex)) fail('Invalid \\uXXXX escape', i + 1);
-          out += String.fromCharCode(Number.parseInt(hex, 16));
+          if (i + 6 >= doc.length || !/^[0-9a-fA-F]{4}$/.test(doc.slice(i + 2, i + 6)))
+            fail('Invalid \\uXXXX escape', i + 1);
           i += 6;
-        } else if (esc !== undefined && SIMPLE_ESCAPES[esc] !== undefined) {
-          out += SIMPLE_ESCAPES[esc];
+        } else if (esc !== undefined && SIMPLE_ESCAPES.has(esc)) {
           i += 2;
         } else {
           fail('Invalid \\escape', i);
         }
         continue;
       }
-      if (ch.charCodeAt(0) < 0x20) fail('Invalid control character at', i);
-      out += ch;
-      i += 1;
+      // What the run stops at besides a quote or a backslash: a control character.
+      fail('Invalid control character at', i);
     }
   };
 

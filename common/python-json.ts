@@ -232,7 +232,14 @@ export function pythonJsonDumps(value: unknown, options: PythonDumpsOptions = {}
   const allowNan = options.allowNan ?? true;
   const sortKeys = options.sortKeys === true;
   const out: string[] = [];
+  // Compact and non-ASCII kept is JSON.stringify's own format: a subtree it writes byte for byte as
+  // CPython does goes to it whole (the samples meta and Starlette answers are mostly such subtrees).
+  const native = !ensureAscii && !sortKeys && itemSep === ',' && keySep === ':';
   const write = (v: unknown): void => {
+    if (native && typeof v === 'object' && v !== null && stringifiesAsPython(v)) {
+      out.push(JSON.stringify(v));
+      return;
+    }
     if (v === null || v === undefined) out.push('null');
     else if (v === true) out.push('true');
     else if (v === false) out.push('false');
@@ -266,6 +273,33 @@ export function pythonJsonDumps(value: unknown, options: PythonDumpsOptions = {}
   };
   write(value);
   return out.join('');
+}
+
+/**
+ * Whether `JSON.stringify(v)` gives `json.dumps(v, ensure_ascii=False, separators=(",", ":"))`: plain
+ * arrays and objects (no `undefined` member, which JSON.stringify drops) of null, booleans, well-formed
+ * strings and numbers that both print alike: integers below 1e16 (not -0) and fractions where both use
+ * positional digits. `PythonFloat`, bigints, NaN and the rest take the writer.
+ */
+function stringifiesAsPython(v: unknown): boolean {
+  if (v === null || typeof v === 'boolean') return true;
+  if (typeof v === 'string') return v.isWellFormed();
+  if (typeof v === 'number') {
+    const abs = Math.abs(v);
+    if (Number.isInteger(v)) return abs < 1e16 && !Object.is(v, -0);
+    return abs >= 1e-4 && abs < 1e16;
+  }
+  if (Array.isArray(v)) {
+    for (let k = 0; k < v.length; k += 1) if (!stringifiesAsPython(v[k])) return false;
+    return true;
+  }
+  if (typeof v !== 'object' || v === undefined) return false;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Object.keys(v)) {
+    if (!key.isWellFormed() || !stringifiesAsPython((v as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }
 
 /** Integers `String()` writes as Python does (not -0, below 1e16), so the array joins as it is. */

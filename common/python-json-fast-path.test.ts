@@ -246,7 +246,20 @@ describe('pythonJsonDumps fast path', () => {
   // Compact and non-ASCII kept (Starlette, the samples meta) hands whole subtrees to JSON.stringify:
   // numbers at the edges of where JS and Python print alike, floats, undefined and surrogates, nested.
   const edgeNumber = fc.oneof(
-    fc.constantFrom(-0, 0, 1e-4, 9.99e-5, 1e-5, 1.5e-7, 1e16, 9_999_999_999_999_998, 1e21, 2 ** 53, 0.1, -2.5),
+    fc.constantFrom(
+      -0,
+      0,
+      1e-4,
+      9.99e-5,
+      1e-5,
+      1.5e-7,
+      1e16,
+      9_999_999_999_999_998,
+      1e21,
+      2 ** 53,
+      0.1,
+      -2.5,
+    ),
     fc.double({ min: -1e17, max: 1e17, noNaN: true }),
     fc.integer().map((n) => n / 1000),
   );

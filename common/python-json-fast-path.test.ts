@@ -4,6 +4,7 @@ import {
   faithfulJsonDumps,
   faithfulJsonLoads,
   type PythonDumpsOptions,
+  PythonFloat,
   pythonJsonDumps,
   pythonJsonLoads,
 } from './python-json.ts';
@@ -146,6 +147,20 @@ describe('pythonJsonLoads fast path', () => {
     expect(fastHits).toBeGreaterThanOrEqual(100);
   });
 
+  it('keeps a number spelt with a fraction or an exponent a float (keepFloats)', () => {
+    // The spellings that make a float, and the ones that do not.
+    const floats = pythonJsonLoads('[1.0, 1e3, 2E-2, -0.5, 1, -0, 10]', { keepFloats: true }) as unknown[];
+    expect(floats.map((v) => (v instanceof PythonFloat ? 'float' : typeof v))).toEqual([
+      'float',
+      'float',
+      'float',
+      'float',
+      'number',
+      'number',
+      'number',
+    ]);
+  });
+
   it('reads a number longer than 400 characters whole', () => {
     const text = `[1${'0'.repeat(450)}, 2]`;
     expect(faithfulJsonLoads(text)).toEqual(JSON.parse(text));
@@ -226,5 +241,48 @@ describe('pythonJsonDumps fast path', () => {
     );
     for (const c of ['non-ascii', 'lone-surrogate', 'huge-integer', 'nan-infinity'])
       expect(seen.get(c) ?? 0, c).toBeGreaterThanOrEqual(10);
+  });
+
+  // Compact and non-ASCII kept (Starlette, the samples meta) hands whole subtrees to JSON.stringify:
+  // numbers at the edges of where JS and Python print alike, floats, undefined and surrogates, nested.
+  const edgeNumber = fc.oneof(
+    fc.constantFrom(
+      -0,
+      0,
+      1e-4,
+      9.99e-5,
+      1e-5,
+      1.5e-7,
+      1e16,
+      9_999_999_999_999_998,
+      1e21,
+      2 ** 53,
+      0.1,
+      -2.5,
+    ),
+    fc.double({ min: -1e17, max: 1e17, noNaN: true }),
+    fc.integer().map((n) => n / 1000),
+  );
+  const { edgy } = fc.letrec<{ edgy: unknown }>((tie) => ({
+    edgy: fc.oneof(
+      { depthSize: 'small' },
+      edgeNumber,
+      edgeNumber.map((n) => new PythonFloat(n)),
+      fc.constantFrom(null, undefined, true, 'a', 'é😀', '\ud800', '\n', Number.NaN, 10n),
+      fc.array(tie('edgy'), { maxLength: 4 }),
+      fc.dictionary(fc.constantFrom('a', 'b', '__proto__', '1', '\udc00'), tie('edgy'), { maxKeys: 3 }),
+    ),
+  }));
+
+  it('hands compact non-ASCII subtrees to JSON.stringify only when the bytes stay the same', () => {
+    const options: PythonDumpsOptions = { ensureAscii: false, separators: [',', ':'] };
+    fc.assert(
+      fc.property(edgy, (value) => {
+        expect(outcome(() => pythonJsonDumps(value, options))).toEqual(
+          outcome(() => faithfulJsonDumps(value, options)),
+        );
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

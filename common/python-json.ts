@@ -30,6 +30,10 @@ function codePointIndex(doc: string, utf16Index: number): number {
 const WS = new Set([' ', '\t', '\n', '\r']);
 // Sticky: matched in place at `lastIndex`, so a number is read whole without slicing the document.
 const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
+// Sticky: the run of string characters that need no attention (not a quote, backslash or control).
+const STRING_RUN = /[^"\\\u0000-\u001f]*/y;
+// The one-character escapes JSON (and CPython) accept after a backslash.
+const SIMPLE_ESCAPES: ReadonlySet<string> = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
 
 /**
  * `json.loads` on text: returns plain JS values (objects keep the last duplicate key, like Python).
@@ -38,7 +42,8 @@ const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
  * with the same values (same number conversion, last duplicate wins in the first key's place, own
  * `__proto__` keys, escapes and lone surrogates kept as code units). What it rejects (NaN, Infinity,
  * any syntax error) goes to the faithful parser, which accepts CPython's extensions or throws CPython's
- * error text. `keepFloats` needs the number's spelling, so it always takes the faithful parser.
+ * error text. `keepFloats` needs the number's spelling, so it always takes the faithful parser (whose
+ * strings are read a run at a time: a chat body is mostly message text).
  * Property-tested against the faithful parser in python-json-fast-path.test.ts.
  */
 export function pythonJsonLoads(doc: string, options: PythonLoadsOptions = {}): unknown {
@@ -50,7 +55,7 @@ export function pythonJsonLoads(doc: string, options: PythonLoadsOptions = {}): 
   }
 }
 
-/** The character-by-character CPython-faithful parser (`pythonJsonLoads` falls back to it). */
+/** The CPython-faithful parser (`pythonJsonLoads` falls back to it). */
 export function faithfulJsonLoads(doc: string, options: PythonLoadsOptions = {}): unknown {
   let i = 0;
   const skip = () => {
@@ -60,46 +65,40 @@ export function faithfulJsonLoads(doc: string, options: PythonLoadsOptions = {})
     throw new PythonJsonDecodeError(msg, doc, at);
   };
 
+  // Checks the string token at `i` (CPython's errors, at its positions), then lets JSON.parse read it:
+  // same escapes, same code units, and a fresh string. Slices of `doc` would be V8 sliced strings that
+  // keep the whole document alive for as long as any value read from it (a record keeps its messages).
   const parseString = (): string => {
     const start = i; // at the opening quote
     i += 1;
-    let out = '';
     for (;;) {
+      // The plain characters up to the next quote, backslash or control character, skipped in one go.
+      STRING_RUN.lastIndex = i;
+      STRING_RUN.test(doc);
+      i = STRING_RUN.lastIndex;
       if (i >= doc.length) fail('Unterminated string starting at', start);
       const ch = doc[i]!;
       if (ch === '"') {
         i += 1;
-        return out;
+        return JSON.parse(doc.slice(start, i)) as string;
       }
       if (ch === '\\') {
         const esc = doc[i + 1];
         if (esc === undefined) fail('Unterminated string starting at', start);
-        const simple: Record<string, string> = {
-          '"': '"',
-          '\\': '\\',
-          '/': '/',
-          b: '\b',
-          f: '\f',
-          n: '\n',
-          r: '\r',
-          t: '\t',
-        };
         if (esc === 'u') {
-          const hex = doc.slice(i + 2, i + 6);
-          if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('Invalid \\uXXXX escape', i + 1);
-          out += String.fromCharCode(Number.parseInt(hex, 16));
+          // CPython also refuses an escape whose four digits end the document (`end >= len`).
+          if (i + 6 >= doc.length || !/^[0-9a-fA-F]{4}$/.test(doc.slice(i + 2, i + 6)))
+            fail('Invalid \\uXXXX escape', i + 1);
           i += 6;
-        } else if (esc !== undefined && simple[esc] !== undefined) {
-          out += simple[esc];
+        } else if (esc !== undefined && SIMPLE_ESCAPES.has(esc)) {
           i += 2;
         } else {
           fail('Invalid \\escape', i);
         }
         continue;
       }
-      if (ch.charCodeAt(0) < 0x20) fail('Invalid control character at', i);
-      out += ch;
-      i += 1;
+      // What the run stops at besides a quote or a backslash: a control character.
+      fail('Invalid control character at', i);
     }
   };
 
@@ -160,7 +159,9 @@ export function faithfulJsonLoads(doc: string, options: PythonLoadsOptions = {})
       skip();
       const value = parseValue();
       // Own-property write, so a key named `__proto__` stays data.
-      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      if (key === '__proto__')
+        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      else out[key] = value;
       skip();
       if (doc[i] === '}') {
         i += 1;
@@ -231,7 +232,14 @@ export function pythonJsonDumps(value: unknown, options: PythonDumpsOptions = {}
   const allowNan = options.allowNan ?? true;
   const sortKeys = options.sortKeys === true;
   const out: string[] = [];
+  // Compact and non-ASCII kept is JSON.stringify's own format: a subtree it writes byte for byte as
+  // CPython does goes to it whole (the samples meta and Starlette answers are mostly such subtrees).
+  const native = !ensureAscii && !sortKeys && itemSep === ',' && keySep === ':';
   const write = (v: unknown): void => {
+    if (native && typeof v === 'object' && v !== null && stringifiesAsPython(v)) {
+      out.push(JSON.stringify(v));
+      return;
+    }
     if (v === null || v === undefined) out.push('null');
     else if (v === true) out.push('true');
     else if (v === false) out.push('false');
@@ -265,6 +273,33 @@ export function pythonJsonDumps(value: unknown, options: PythonDumpsOptions = {}
   };
   write(value);
   return out.join('');
+}
+
+/**
+ * Whether `JSON.stringify(v)` gives `json.dumps(v, ensure_ascii=False, separators=(",", ":"))`: plain
+ * arrays and objects (no `undefined` member, which JSON.stringify drops) of null, booleans, well-formed
+ * strings and numbers that both print alike: integers below 1e16 (not -0) and fractions where both use
+ * positional digits. `PythonFloat`, bigints, NaN and the rest take the writer.
+ */
+function stringifiesAsPython(v: unknown): boolean {
+  if (v === null || typeof v === 'boolean') return true;
+  if (typeof v === 'string') return v.isWellFormed();
+  if (typeof v === 'number') {
+    const abs = Math.abs(v);
+    if (Number.isInteger(v)) return abs < 1e16 && !Object.is(v, -0);
+    return abs >= 1e-4 && abs < 1e16;
+  }
+  if (Array.isArray(v)) {
+    for (let k = 0; k < v.length; k += 1) if (!stringifiesAsPython(v[k])) return false;
+    return true;
+  }
+  if (typeof v !== 'object' || v === undefined) return false;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Object.keys(v)) {
+    if (!key.isWellFormed() || !stringifiesAsPython((v as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }
 
 /** Integers `String()` writes as Python does (not -0, below 1e16), so the array joins as it is. */
@@ -366,6 +401,13 @@ function pythonFloatJson(v: number, allowNan = true): string {
 
 /** `repr(float)`. */
 export function pythonFloatRepr(v: number): string {
+  // Where both use positional notation (1e-4 <= |v| < 1e16), a fraction prints the same shortest
+  // digits in both languages; integral values still need the `.0`, below.
+  const abs = Math.abs(v);
+  if (abs >= 1e-4 && abs < 1e16) {
+    const text = String(v);
+    if (text.includes('.')) return text;
+  }
   if (Number.isNaN(v)) return 'nan';
   if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
   if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';

@@ -232,13 +232,15 @@ function summary(r: BenchResult): string {
     `   two-hop with JSON at each hop:     p50 ${r.two_hop_json.p50_ms} ms  p99 ${r.two_hop_json.p99_ms} ms`,
     `   fake / bare: p50 x${s.p50_ratio}  p99 x${s.p99_ratio}  throughput x${s.throughput_ratio}`,
     `   fake / two-hop: p50 x${s.p50_ratio_two_hop}   fake / two-hop JSON: p50 x${s.p50_ratio_two_hop_json}`,
+    `   CPU per call: fake ${s.cpu_ms_per_request} ms, two-hop JSON ${r.two_hop_json.cpu_ms_per_request} ms (x${s.cpu_ratio_two_hop_json})`,
     ...r.chat_contexts.map(
       (c) =>
-        `   context ${String(c.context_tokens).padStart(6)} tokens: fake p50 ${c.session_server_p50_ms} ms, two-hop JSON ${c.two_hop_json_p50_ms} ms (x${c.p50_ratio_two_hop_json}), bare ${c.bare_http_p50_ms} ms`,
+        `   context ${String(c.context_tokens).padStart(6)} tokens: fake p50 ${c.session_server_p50_ms} ms, two-hop JSON ${c.two_hop_json_p50_ms} ms (x${c.p50_ratio_two_hop_json}), bare ${c.bare_http_p50_ms} ms; CPU per call x${c.cpu_ratio_two_hop_json}`,
     ),
     '',
     `samples op, ${r.samples_op.nodes} nodes, ${r.samples_op.leaves} leaves of ${r.samples_op.tokens_per_leaf} tokens (${r.samples_op.reply_mb} MB reply)`,
     `   server side ${r.samples_op.op_ms} ms wall, ${r.samples_op.op_cpu_ms} ms CPU (collect ${r.samples_op.collect_ms}, encode ${r.samples_op.encode_ms}); client decode ${r.samples_op.decode_ms} ms`,
+    `   CPU: collect ${r.samples_op.collect_cpu_ms} ms, encode ${r.samples_op.encode_cpu_ms} ms, decode ${r.samples_op.decode_cpu_ms} ms`,
     '',
     `realistic step, ${r.realistic_step.rollouts} rollouts x ${r.realistic_step.turns} turns to ${r.realistic_step.max_sample_tokens} tokens: ${r.realistic_step.step_ms} ms (${r.realistic_step.step_cpu_ms} ms CPU), peak RSS ${r.realistic_step.peak_rss_mb} MB`,
     `   ${r.steps.steps} steps of ${r.steps.rollouts} x ${r.steps.turns} to ${r.steps.context_tokens}: live heap [${r.steps.heap_mb_after_step.join(', ')}] MB, growth ${r.steps.heap_growth_mb} MB`,

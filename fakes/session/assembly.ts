@@ -37,13 +37,30 @@ function metaInfo(choice: Record<string, unknown>): Record<string, unknown> {
   return isJsonObject(choice.meta_info) ? choice.meta_info : {};
 }
 
-function outputPairs(record: SessionRecord): Array<[number, number]> {
+/** A record's output ids and their log-probs, from `meta_info.output_token_logprobs` pairs. */
+interface OutputTokens {
+  readonly ids: number[];
+  readonly logprobs: number[];
+}
+
+function outputTokens(record: SessionRecord): OutputTokens {
   const pairs = metaInfo(firstChoice(record)).output_token_logprobs;
   if (!Array.isArray(pairs)) throw new TypeError('output_token_logprobs is not a list');
-  return pairs.map((p) => {
+  const ids: number[] = [];
+  const logprobs: number[] = [];
+  for (const p of pairs) {
     if (!Array.isArray(p)) throw new TypeError('output_token_logprobs entry is not a pair');
-    return [Number(p[0]), Number(p[1])];
-  });
+    logprobs.push(Number(p[0]));
+    ids.push(Number(p[1]));
+  }
+  return { ids, logprobs };
+}
+
+/** `n` ones, packed (see `zeros`). */
+function ones(n: number): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < n; k += 1) out.push(1);
+  return out;
 }
 
 function statusFor(finishReason: unknown): SampleStatus {
@@ -64,39 +81,76 @@ function intOr0(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
 
+/**
+ * A turn sample whose tokens are kept as two parts, the record's prompt ids (`head`, shared, never
+ * written) and the output ids (`tail`), joined only for the sample that leaves the fold: a turn's tokens
+ * are a whole context (32k ids at the recipe's scale), and copying every turn's is most of the op.
+ */
+type TurnSample = Omit<WireSample, 'tokens'> & { head: readonly number[]; tail: readonly number[] };
+
+const tokenCount = (s: TurnSample) => s.head.length + s.tail.length;
+
+/** `tokens[from:to]` (Array.prototype.slice's index rules) of a two-part sample. */
+function sliceTokens(s: TurnSample, from: number, to: number = tokenCount(s)): number[] {
+  const n = tokenCount(s);
+  const norm = (k: number) => (k < 0 ? Math.max(n + k, 0) : Math.min(k, n));
+  const lo = norm(from);
+  const hi = norm(to);
+  if (hi <= s.head.length) return s.head.slice(lo, hi);
+  if (lo >= s.head.length) return s.tail.slice(lo - s.head.length, hi - s.head.length);
+  return s.head.slice(lo).concat(s.tail.slice(0, hi - s.head.length));
+}
+
+function toTurnSample(sample: WireSample): TurnSample {
+  const { tokens, ...rest } = sample;
+  return { ...rest, head: tokens, tail: [] };
+}
+
+function toWireSample(sample: TurnSample): WireSample {
+  const { head, tail, ...rest } = sample;
+  return { tokens: head.concat(tail), ...rest };
+}
+
 /** `Sample.strip_last_output_tokens`: tokens, mask and logprobs in lockstep; the response re-decoded. */
-function stripLastOutputTokens(sample: WireSample, count: number, decode: Decoder): void {
+function stripLastOutputTokens(sample: TurnSample, count: number, decode: Decoder): void {
   if (count <= 0) return;
-  sample.tokens = sample.tokens.slice(0, -count);
+  const keep = tokenCount(sample) - count;
+  if (keep >= sample.head.length) sample.tail = sample.tail.slice(0, keep - sample.head.length);
+  else {
+    sample.head = sample.head.slice(0, Math.max(keep, 0));
+    sample.tail = [];
+  }
   sample.response_length -= count;
   if (sample.loss_mask) sample.loss_mask = sample.loss_mask.slice(0, sample.response_length);
   if (sample.rollout_log_probs)
     sample.rollout_log_probs = sample.rollout_log_probs.slice(0, sample.response_length);
-  sample.response = decode(sample.tokens.slice(sample.tokens.length - sample.response_length));
+  sample.response = decode(sliceTokens(sample, tokenCount(sample) - sample.response_length));
 }
 
 /** `_compute_sample_from_openai_record` plus the lifecycle segment. */
 function sampleFromRecord(
   record: SessionRecord,
+  output: OutputTokens,
   previous: SessionRecord | null,
   turn: number,
   trimCount: number,
   decode: Decoder,
-): WireSample {
+): TurnSample {
   const choice = firstChoice(record);
   const meta = metaInfo(choice);
   const prompt = record.request.input_ids;
   if (!Array.isArray(prompt)) {
     throw new AssemblyError('input_ids not found in request — the session server should populate it');
   }
-  const pairs = outputPairs(record);
-  const outputIds = pairs.map((p) => p[1]);
-  const sample: WireSample = {
-    tokens: (prompt as number[]).concat(outputIds),
-    response: decode(outputIds),
+  const outputIds = output.ids;
+  const sample: TurnSample = {
+    head: prompt as number[],
+    tail: outputIds,
+    // A trim re-decodes the kept part below: decode once, whichever applies.
+    response: trimCount > 0 ? '' : decode(outputIds),
     response_length: outputIds.length,
-    loss_mask: outputIds.map(() => 1),
-    rollout_log_probs: pairs.map((p) => p[0]),
+    loss_mask: ones(outputIds.length),
+    rollout_log_probs: output.logprobs,
     rollout_routed_experts: null,
     rollout_indexer_topk: null,
     status: 'pending',
@@ -131,12 +185,22 @@ export function computeTurnSamples(
   maxTrimTokens: number,
   decode: Decoder,
 ): WireSample[] {
-  const samples: WireSample[] = [];
+  return computeTurnPieces(records, accumulated, maxTrimTokens, decode).map(toWireSample);
+}
+
+function computeTurnPieces(
+  records: readonly SessionRecord[],
+  accumulated: readonly number[],
+  maxTrimTokens: number,
+  decode: Decoder,
+): TurnSample[] {
+  const samples: TurnSample[] = [];
   let cursor = 0;
   records.forEach((record, i) => {
     const isLast = i === records.length - 1;
     const prompt = record.request.input_ids;
-    const outputIds = outputPairs(record).map((p) => p[1]);
+    const output = outputTokens(record);
+    const outputIds = output.ids;
     cursor = Array.isArray(prompt) ? prompt.length : 0;
     let matched = 0;
     while (
@@ -154,7 +218,7 @@ export function computeTurnSamples(
         `trim_count ${trimCount} exceeds allowed=${allowed} (is_last=${isLast ? 'True' : 'False'}, max_trim_tokens=${maxTrimTokens}); output_ids[-3:]=[${outputIds.slice(-3).join(', ')}], accumulated[cursor:cursor+3]=[${accumulated.slice(cursor, cursor + 3).join(', ')}]`,
     );
     cursor += matched;
-    samples.push(sampleFromRecord(record, i > 0 ? records[i - 1]! : null, i + 1, trimCount, decode));
+    samples.push(sampleFromRecord(record, output, i > 0 ? records[i - 1]! : null, i + 1, trimCount, decode));
   });
   assert(
     cursor === accumulated.length,
@@ -165,14 +229,10 @@ export function computeTurnSamples(
 }
 
 /** `truncate_samples_by_total_tokens` (§4.4). */
-export function truncateByTotalTokens(
-  samples: WireSample[],
-  maxSeqLen: number,
-  decode: Decoder,
-): WireSample[] {
-  const out: WireSample[] = [];
+function truncateByTotalTokens(samples: TurnSample[], maxSeqLen: number, decode: Decoder): TurnSample[] {
+  const out: TurnSample[] = [];
   for (const sample of samples) {
-    const total = sample.tokens.length;
+    const total = tokenCount(sample);
     if (total <= maxSeqLen) {
       out.push(sample);
       continue;
@@ -187,9 +247,34 @@ export function truncateByTotalTokens(
   return out;
 }
 
-function startsWith(long: readonly number[], short: readonly number[]): boolean {
-  if (short.length > long.length) return false;
-  for (let i = 0; i < short.length; i += 1) if (long[i] !== short[i]) return false;
+/** `x[xFrom, xFrom + n)` equals `y[yFrom, yFrom + n)`. */
+function equalRange(
+  x: readonly number[],
+  xFrom: number,
+  y: readonly number[],
+  yFrom: number,
+  n: number,
+): boolean {
+  for (let i = 0; i < n; i += 1) if (x[xFrom + i] !== y[yFrom + i]) return false;
+  return true;
+}
+
+/** `long.tokens[:len(short.tokens)] == short.tokens`, part against part without joining either. */
+function startsWith(long: TurnSample, short: TurnSample): boolean {
+  if (tokenCount(short) > tokenCount(long)) return false;
+  let at = 0; // position in both sequences
+  for (const part of [short.head, short.tail]) {
+    let i = 0; // position in `part`
+    while (i < part.length) {
+      const inHead = at < long.head.length;
+      const source = inHead ? long.head : long.tail;
+      const from = inHead ? at : at - long.head.length;
+      const n = Math.min(part.length - i, source.length - from);
+      if (!equalRange(part, i, source, from, n)) return false;
+      i += n;
+      at += n;
+    }
+  }
   return true;
 }
 
@@ -198,7 +283,15 @@ function lifecycleList(metadata: Record<string, unknown>): unknown[] {
   return Array.isArray(l) ? l : l === undefined ? [] : [l];
 }
 
-const zeros = (n: number): number[] => new Array<number>(n).fill(0);
+/**
+ * `n` zeros in a packed array (`new Array(n).fill(0)` is holey, which makes every joined mask and
+ * log-prob array holey, and a holey array is copied element by element into the wire's typed arrays).
+ */
+function zeros(n: number): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < n; k += 1) out.push(0);
+  return out;
+}
 
 /**
  * The per-token arrays of a fold: every piece `_merge_sample_pair` would concatenate, in order, joined
@@ -211,21 +304,23 @@ interface TokenParts {
 }
 
 /** `_merge_sample_pair` (§4.5), with `a`'s mask and log-probs standing in `parts` when it is a fold. */
-function mergePair(a: WireSample, b: WireSample, parts: TokenParts | null, decode: Decoder) {
-  const obsLen = b.tokens.length - a.tokens.length - b.response_length;
-  assert(startsWith(b.tokens, a.tokens), () => 'b.tokens must start with a.tokens');
+function mergePair(a: TurnSample, b: TurnSample, parts: TokenParts | null, decode: Decoder) {
+  const aLen = tokenCount(a);
+  const obsLen = tokenCount(b) - aLen - b.response_length;
+  assert(startsWith(b, a), () => 'b.tokens must start with a.tokens');
   assert(obsLen > 0, () => `obs_len must be > 0, got ${obsLen}`);
   let out = parts;
   if (out === null) {
-    const aMask = a.loss_mask ?? a.tokens.slice(-a.response_length).map(() => 1);
+    const aMask = a.loss_mask ?? ones(sliceTokens(a, -a.response_length).length);
     out = { mask: [aMask], logprobs: [a.rollout_log_probs ?? zeros(aMask.length)] };
   }
-  const bMask = b.loss_mask ?? b.tokens.slice(-b.response_length).map(() => 1);
+  const bMask = b.loss_mask ?? ones(sliceTokens(b, -b.response_length).length);
   out.mask.push(zeros(obsLen), bMask);
   out.logprobs.push(zeros(obsLen), b.rollout_log_probs ?? zeros(bMask.length));
-  const obs = b.tokens.slice(a.tokens.length, a.tokens.length + obsLen);
-  const merged: WireSample = {
-    tokens: b.tokens,
+  const obs = sliceTokens(b, aLen, aLen + obsLen);
+  const merged: TurnSample = {
+    head: b.head,
+    tail: b.tail,
     // Concatenated as is, no separator (radixark/miles@31f1ca96 miles/rollout/generate_utils/sample_utils.py
     // L155: `a.response + obs_text + b.response`).
     response: a.response + decode(obs) + b.response,
@@ -250,11 +345,15 @@ const joinParts = (parts: number[][]): number[] => ([] as number[]).concat(...pa
 
 /** `merge_samples`: fold left, stopping once the accumulator is not `completed` (or a replay tensor gap). */
 export function mergeTurnSamples(samples: readonly WireSample[], decode: Decoder): WireSample {
+  return toWireSample(mergeTurnPieces(samples.map(toTurnSample), decode));
+}
+
+function mergeTurnPieces(samples: readonly TurnSample[], decode: Decoder): TurnSample {
   let acc = samples[0];
   if (acc === undefined) throw new AssemblyError('cannot merge an empty list of samples');
   let parts: TokenParts | null = null;
   for (let k = 1; k < samples.length; k += 1) {
-    const next = samples[k] as WireSample;
+    const next = samples[k] as TurnSample;
     if (acc.status !== 'completed') break;
     if (
       (acc.rollout_routed_experts !== null && next.rollout_routed_experts === null) ||
@@ -294,10 +393,10 @@ export function buildLeafMaterial(
   const out: WireSample[] = [];
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);
-    let turns = computeTurnSamples(records, leaf.tokenIds, family.maxTrimTokens, decode);
+    let turns = computeTurnPieces(records, leaf.tokenIds, family.maxTrimTokens, decode);
     if (maxSeqLen !== null) turns = truncateByTotalTokens(turns, maxSeqLen, decode);
     if (turns.length === 0) continue;
-    const sample = mergeTurnSamples(turns, decode);
+    const sample = toWireSample(mergeTurnPieces(turns, decode));
     sample.metadata = {
       ...sample.metadata,
       accumulated_token_ids: leaf.tokenIds.slice(),

@@ -26,34 +26,41 @@ export interface MismatchEntry {
   readonly detail: string;
 }
 
+/** A run of `ids[start, end)`: one special token, or content between specials (never copied out). */
 interface Segment {
-  readonly ids: readonly number[];
+  readonly start: number;
+  readonly end: number;
   readonly special: boolean;
 }
 
 /** The toy's special tokens: every id below the word range. */
 const isSpecial = (id: number) => id < WORD_BASE;
 
-function segmentBySpecialTokens(ids: readonly number[]): Segment[] {
+/** Segments of `ids[0, end)`. */
+function segmentBySpecialTokens(ids: readonly number[], end: number): Segment[] {
   const out: Segment[] = [];
-  let current: number[] = [];
-  for (const id of ids) {
-    if (isSpecial(id)) {
-      if (current.length > 0) out.push({ ids: current, special: false });
-      current = [];
-      out.push({ ids: [id], special: true });
-    } else {
-      current.push(id);
-    }
+  let start = 0;
+  for (let k = 0; k < end; k += 1) {
+    if (!isSpecial(ids[k]!)) continue;
+    if (k > start) out.push({ start, end: k, special: false });
+    out.push({ start: k, end: k + 1, special: true });
+    start = k + 1;
   }
-  if (current.length > 0) out.push({ ids: current, special: false });
+  if (end > start) out.push({ start, end, special: false });
   return out;
 }
 
-function trimTrailing(ids: readonly number[], trim: ReadonlySet<number>): readonly number[] {
+/** The length of `ids` without its trailing run of `trim` ids. */
+function trimmedLength(ids: readonly number[], trim: ReadonlySet<number>): number {
   let end = ids.length;
   while (end > 0 && trim.has(ids[end - 1]!)) end -= 1;
-  return ids.slice(0, end);
+  return end;
+}
+
+function sameIds(a: readonly number[], as: Segment, b: readonly number[], bs: Segment): boolean {
+  if (as.end - as.start !== bs.end - bs.start) return false;
+  for (let k = 0; k < as.end - as.start; k += 1) if (a[as.start + k] !== b[bs.start + k]) return false;
+  return true;
 }
 
 /** The comparison of `expected` (canonical) with `actual` (stored) ids. */
@@ -62,12 +69,12 @@ export function compareSequences(
   expectedIds: readonly number[],
   actualIds: readonly number[],
 ): MismatchEntry[] {
-  const decode = (ids: readonly number[]) => family.tokenizer.decode(ids);
+  const decode = (ids: readonly number[], s: Segment) => family.tokenizer.decode(ids.slice(s.start, s.end));
   const trim = new Set(family.comparator.trailingIds);
-  const expected = segmentBySpecialTokens(trimTrailing(expectedIds, trim));
-  const actual = segmentBySpecialTokens(trimTrailing(actualIds, trim));
-  const describe = (segments: readonly Segment[]) =>
-    segments.map((s) => (s.special ? `[${decode(s.ids)}]` : `(${s.ids.length} tokens)`)).join(' ');
+  const expected = segmentBySpecialTokens(expectedIds, trimmedLength(expectedIds, trim));
+  const actual = segmentBySpecialTokens(actualIds, trimmedLength(actualIds, trim));
+  const describe = (ids: readonly number[], segments: readonly Segment[]) =>
+    segments.map((s) => (s.special ? `[${decode(ids, s)}]` : `(${s.end - s.start} tokens)`)).join(' ');
   let structural: string | null = null;
   if (expected.length !== actual.length) {
     structural = `segment count differs: expected ${expected.length}, got ${actual.length}`;
@@ -79,38 +86,42 @@ export function compareSequences(
       {
         type: 'special_token_count',
         segment_index: -1,
-        expected_text: describe(expected),
-        actual_text: describe(actual),
+        expected_text: describe(expectedIds, expected),
+        actual_text: describe(actualIds, actual),
         detail: structural,
       },
     ];
   }
   const start = family.comparator.assistantStart;
-  const isAssistantContent = (segments: readonly Segment[], k: number) => {
+  const isAssistantContent = (ids: readonly number[], segments: readonly Segment[], k: number) => {
     if (start === null || k === 0 || segments[k]!.special || !segments[k - 1]!.special) return false;
-    return `${decode(segments[k - 1]!.ids)}${decode(segments[k]!.ids.slice(0, 20))}`.startsWith(start);
+    const s = segments[k]!;
+    const head = { start: s.start, end: Math.min(s.end, s.start + 20), special: false };
+    return `${decode(ids, segments[k - 1]!)}${decode(ids, head)}`.startsWith(start);
   };
   const out: MismatchEntry[] = [];
   expected.forEach((e, k) => {
     const a = actual[k]!;
     if (e.special) {
-      if (e.ids[0] !== a.ids[0]) {
+      if (expectedIds[e.start] !== actualIds[a.start]) {
         out.push({
           type: 'special_token_type',
           segment_index: k,
-          expected_text: decode(e.ids),
-          actual_text: decode(a.ids),
+          expected_text: decode(expectedIds, e),
+          actual_text: decode(actualIds, a),
           detail: '',
         });
       }
       return;
     }
-    const expectedText = decode(e.ids);
-    const actualText = decode(a.ids);
+    // Equal ids decode to equal text: only differing segments are decoded.
+    if (sameIds(expectedIds, e, actualIds, a)) return;
+    const expectedText = decode(expectedIds, e);
+    const actualText = decode(actualIds, a);
     if (expectedText === actualText) return;
     out.push({
       type:
-        isAssistantContent(expected, k) && isAssistantContent(actual, k)
+        isAssistantContent(expectedIds, expected, k) && isAssistantContent(actualIds, actual, k)
           ? 'assistant_text'
           : 'non_assistant_text',
       segment_index: k,

@@ -47,6 +47,15 @@ export interface TitoFamily {
   };
 }
 
+/**
+ * `ids` with `more` appended in place, returned. Token arrays are whole contexts (32k ids at the
+ * recipe's scale): spreading them into new arrays copies each one again.
+ */
+function append(ids: number[], more: readonly number[]): number[] {
+  for (const id of more) ids.push(id);
+  return ids;
+}
+
 function generationPrompt(kwargs: TemplateKwargs): number[] {
   return kwargs.enable_thinking === false ? [GENERATION_TOKEN, SPECIAL.emptyThink] : [GENERATION_TOKEN];
 }
@@ -70,15 +79,18 @@ function defaultFamily(): TitoFamily {
     allowedAppendRoles: FOUR_ROLES,
     fixedKwargs: {},
     tokenizer,
-    renderPrompt: (messages, kwargs) => [...tokenizer.renderMessages(messages), ...generationPrompt(kwargs)],
-    mergeTokens: (prefix, suffix, kwargs) => [
-      ...prefix,
-      ...tokenizer.renderMessages(suffix),
-      ...generationPrompt(kwargs),
-    ],
-    completionIds: (message) => [...tokenizer.renderBody(message), SPECIAL.end],
-    canonicalRender: (messages) =>
-      messages.flatMap((m) => [...tokenizer.renderMessage(m), ...(isAssistant(m) ? [SPECIAL.end] : [])]),
+    renderPrompt: (messages, kwargs) => append(tokenizer.renderMessages(messages), generationPrompt(kwargs)),
+    mergeTokens: (prefix, suffix, kwargs) =>
+      prefix.concat(tokenizer.renderMessages(suffix), generationPrompt(kwargs)),
+    completionIds: (message) => append(tokenizer.renderBody(message), [SPECIAL.end]),
+    canonicalRender: (messages) => {
+      const out: number[] = [];
+      for (const m of messages) {
+        append(out, tokenizer.renderMessage(m));
+        if (isAssistant(m)) out.push(SPECIAL.end);
+      }
+      return out;
+    },
     // Miles' default family: no trailing ids, no assistant start string.
     comparator: { trailingIds: [], assistantStart: null },
   };
@@ -92,9 +104,10 @@ function glm47Family(): TitoFamily {
     tool: SPECIAL.glmObservation,
   });
   const stopToken = (message: unknown) => (hasToolCalls(message) ? SPECIAL.glmObservation : SPECIAL.glmUser);
+  // The parent snapshot without a trailing opener (a copy, extended in place by the caller).
   const junction = (prefix: readonly number[]) => {
     const last = prefix.at(-1);
-    return last === SPECIAL.glmUser || last === SPECIAL.glmObservation ? prefix.slice(0, -1) : [...prefix];
+    return last === SPECIAL.glmUser || last === SPECIAL.glmObservation ? prefix.slice(0, -1) : prefix.slice();
   };
   return {
     model: 'glm47',
@@ -103,16 +116,15 @@ function glm47Family(): TitoFamily {
     allowedAppendRoles: FOUR_ROLES,
     fixedKwargs: {},
     tokenizer,
-    renderPrompt: (messages, kwargs) => [...tokenizer.renderMessages(messages), ...generationPrompt(kwargs)],
-    mergeTokens: (prefix, suffix, kwargs) => [
-      ...junction(prefix),
-      ...tokenizer.renderMessages(suffix),
-      ...generationPrompt(kwargs),
-    ],
-    completionIds: (message) => [...tokenizer.renderBody(message), stopToken(message)],
+    renderPrompt: (messages, kwargs) => append(tokenizer.renderMessages(messages), generationPrompt(kwargs)),
+    mergeTokens: (prefix, suffix, kwargs) =>
+      append(append(junction(prefix), tokenizer.renderMessages(suffix)), generationPrompt(kwargs)),
+    completionIds: (message) => append(tokenizer.renderBody(message), [stopToken(message)]),
     canonicalRender: (messages) => {
       const last = messages.at(-1);
-      return [...tokenizer.renderMessages(messages), ...(isAssistant(last) ? [stopToken(last)] : [])];
+      const out = tokenizer.renderMessages(messages);
+      if (isAssistant(last)) out.push(stopToken(last));
+      return out;
     },
     // GLM47TITOTokenizer: the ambiguous boundary ids are trailing ids; assistant content follows `<|assistant|>`.
     comparator: {

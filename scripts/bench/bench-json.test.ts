@@ -41,6 +41,10 @@ it('--quick --json prints one harness-bench/2 object with the documented keys', 
     result.session_server.p50_ms / result.two_hop_json.p50_ms,
     1,
   );
+  expect(result.session_server.cpu_ratio_two_hop_json).toBeCloseTo(
+    result.session_server.cpu_ms_per_request / result.two_hop_json.cpu_ms_per_request,
+    1,
+  );
   expect(result.chat_contexts.map((c) => c.context_tokens)).toEqual([64]);
   expect(result.samples_op).toMatchObject({ nodes: 6, leaves: 2, tokens_per_leaf: 96 });
   expect(result.realistic_step).toMatchObject({ rollouts: 2, turns: 3 });

@@ -31,6 +31,10 @@ export interface ContextRun {
   readonly bare_http_p50_ms: number;
   /** Session server over the two-hop with native JSON, same run. */
   readonly p50_ratio_two_hop_json: number;
+  /** Process CPU per call (see `LatencySummary.cpu_ms_per_request`) and its ratio, same run. */
+  readonly session_server_cpu_ms_per_request: number;
+  readonly two_hop_json_cpu_ms_per_request: number;
+  readonly cpu_ratio_two_hop_json: number;
 }
 
 export interface ChatBenchResult {
@@ -44,6 +48,8 @@ export interface ChatBenchResult {
     /** Fake over the bare two-hop proxy and over the two-hop that parses and writes JSON, same run. */
     readonly p50_ratio_two_hop: number;
     readonly p50_ratio_two_hop_json: number;
+    /** CPU per call over the two-hop with native JSON's: the ratio a shared machine disturbs least. */
+    readonly cpu_ratio_two_hop_json: number;
   };
   readonly bare_http: LatencySummary;
   readonly two_hop: LatencySummary;
@@ -235,6 +241,9 @@ export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchRes
         two_hop_json_p50_ms: j.p50_ms,
         bare_http_p50_ms: b.p50_ms,
         p50_ratio_two_hop_json: ROUND(f.p50_ms / j.p50_ms),
+        session_server_cpu_ms_per_request: f.cpu_ms_per_request,
+        two_hop_json_cpu_ms_per_request: j.cpu_ms_per_request,
+        cpu_ratio_two_hop_json: ROUND(f.cpu_ms_per_request / j.cpu_ms_per_request),
       });
     }
     return {
@@ -247,6 +256,7 @@ export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchRes
         throughput_ratio: ROUND(fake.throughput_rps / plain.throughput_rps),
         p50_ratio_two_hop: ROUND(fake.p50_ms / twoHop.p50_ms),
         p50_ratio_two_hop_json: ROUND(fake.p50_ms / twoHopJson.p50_ms),
+        cpu_ratio_two_hop_json: ROUND(fake.cpu_ms_per_request / twoHopJson.cpu_ms_per_request),
       },
       bare_http: plain,
       two_hop: twoHop,

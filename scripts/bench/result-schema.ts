@@ -11,6 +11,7 @@ const Latency = z.object({
   mean_ms: z.number(),
   wall_ms: z.number(),
   throughput_rps: z.number(),
+  cpu_ms_per_request: z.number(),
 });
 
 export const BenchResultSchema = z.object({
@@ -34,6 +35,7 @@ export const BenchResultSchema = z.object({
     throughput_ratio: z.number(),
     p50_ratio_two_hop: z.number(),
     p50_ratio_two_hop_json: z.number(),
+    cpu_ratio_two_hop_json: z.number(),
   }),
   bare_http: Latency,
   two_hop: Latency,
@@ -45,6 +47,9 @@ export const BenchResultSchema = z.object({
       two_hop_json_p50_ms: z.number(),
       bare_http_p50_ms: z.number(),
       p50_ratio_two_hop_json: z.number(),
+      session_server_cpu_ms_per_request: z.number(),
+      two_hop_json_cpu_ms_per_request: z.number(),
+      cpu_ratio_two_hop_json: z.number(),
     }),
   ),
   samples_op: z.object({
@@ -56,6 +61,9 @@ export const BenchResultSchema = z.object({
     collect_ms: z.number(),
     encode_ms: z.number(),
     decode_ms: z.number(),
+    collect_cpu_ms: z.number(),
+    encode_cpu_ms: z.number(),
+    decode_cpu_ms: z.number(),
     reply_mb: z.number(),
   }),
   realistic_step: z.object({

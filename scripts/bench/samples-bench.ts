@@ -41,6 +41,10 @@ export interface SamplesBenchResult {
   readonly collect_ms: number;
   readonly encode_ms: number;
   readonly decode_ms: number;
+  /** The same three as process CPU time (user + system), which a shared machine disturbs less. */
+  readonly collect_cpu_ms: number;
+  readonly encode_cpu_ms: number;
+  readonly decode_cpu_ms: number;
   readonly reply_mb: number;
 }
 
@@ -81,6 +85,13 @@ export function benchSamplesOp(o: SamplesBenchOptions = DEFAULT_SAMPLES_BENCH): 
   const encode: number[] = [];
   const decode: number[] = [];
   const opCpu: number[] = [];
+  const collectCpu: number[] = [];
+  const encodeCpu: number[] = [];
+  const decodeCpu: number[] = [];
+  const cpuMs = (since: NodeJS.CpuUsage) => {
+    const c = process.cpuUsage(since);
+    return (c.user + c.system) / 1000;
+  };
   let leaves = 0;
   let bytes = 0;
   for (let r = 0; r < o.repeats; r += 1) {
@@ -88,15 +99,19 @@ export function benchSamplesOp(o: SamplesBenchOptions = DEFAULT_SAMPLES_BENCH): 
     const t0 = performance.now();
     const reply = collectSamples(state, family, hooks, { maxSeqLen: null, agentMetadata: { reward: 1 } });
     const t1 = performance.now();
+    const c1 = process.cpuUsage();
     const wire = encodeSamples(reply);
     const t2 = performance.now();
-    const c1 = process.cpuUsage(c0);
+    const c2 = process.cpuUsage();
     const decoded = decodeSamples(wire);
     const t3 = performance.now();
+    decodeCpu.push(cpuMs(c2));
+    encodeCpu.push(cpuMs(c1) - decodeCpu.at(-1)!);
+    opCpu.push(cpuMs(c0) - decodeCpu.at(-1)!);
+    collectCpu.push(opCpu.at(-1)! - encodeCpu.at(-1)!);
     collect.push(t1 - t0);
     encode.push(t2 - t1);
     decode.push(t3 - t2);
-    opCpu.push((c1.user + c1.system) / 1000);
     leaves = decoded.samples.length;
     bytes = wire.length;
   }
@@ -109,6 +124,9 @@ export function benchSamplesOp(o: SamplesBenchOptions = DEFAULT_SAMPLES_BENCH): 
     collect_ms: ms(median(collect)),
     encode_ms: ms(median(encode)),
     decode_ms: ms(median(decode)),
+    collect_cpu_ms: ms(median(collectCpu)),
+    encode_cpu_ms: ms(median(encodeCpu)),
+    decode_cpu_ms: ms(median(decodeCpu)),
     reply_mb: Math.round((bytes / 2 ** 20) * 10) / 10,
   };
 }

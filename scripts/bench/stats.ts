@@ -8,6 +8,11 @@ export interface LatencySummary {
   readonly mean_ms: number;
   readonly wall_ms: number;
   readonly throughput_rps: number;
+  /**
+   * Process CPU time (user + system, `process.cpuUsage`) over the run, per call: client and servers share
+   * the process, so this is what one call costs the whole loop. Steadier than wall time on a shared machine.
+   */
+  readonly cpu_ms_per_request: number;
 }
 
 /** Nearest-rank percentile of an ascending-sorted array (p in [0, 100]). */
@@ -17,7 +22,7 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] as number;
 }
 
-export function summarize(samplesMs: readonly number[], wallMs: number): LatencySummary {
+export function summarize(samplesMs: readonly number[], wallMs: number, cpuMs = Number.NaN): LatencySummary {
   const sorted = [...samplesMs].sort((a, b) => a - b);
   const total = sorted.reduce((s, v) => s + v, 0);
   const round = (v: number) => Math.round(v * 1000) / 1000;
@@ -30,6 +35,7 @@ export function summarize(samplesMs: readonly number[], wallMs: number): Latency
     mean_ms: round(sorted.length === 0 ? Number.NaN : total / sorted.length),
     wall_ms: round(wallMs),
     throughput_rps: round(wallMs > 0 ? (sorted.length / wallMs) * 1000 : Number.NaN),
+    cpu_ms_per_request: round(sorted.length === 0 ? Number.NaN : cpuMs / sorted.length),
   };
 }
 
@@ -43,6 +49,7 @@ export async function runClosedLoop(
   call: (session: number, turn: number) => Promise<void>,
 ): Promise<LatencySummary> {
   const samples: number[] = [];
+  const cpu0 = process.cpuUsage();
   const start = performance.now();
   await Promise.all(
     Array.from({ length: sessions }, async (_, s) => {
@@ -53,5 +60,7 @@ export async function runClosedLoop(
       }
     }),
   );
-  return summarize(samples, performance.now() - start);
+  const wall = performance.now() - start;
+  const cpu = process.cpuUsage(cpu0);
+  return summarize(samples, wall, (cpu.user + cpu.system) / 1000);
 }

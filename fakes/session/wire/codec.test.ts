@@ -251,6 +251,27 @@ describe('samples wire codec', () => {
     expect(reason(() => decodeSamples(tamper(edit)))).toBe(expected);
   });
 
+  it('names the first invalid field as a whole schema parse does (tensor values and JSON fields)', () => {
+    const message = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'no error';
+    };
+    // A NaN log-prob: the F64 tensor is the one tensor the dtype does not make valid.
+    const nan = tamper((t) =>
+      t.set('rollout_log_probs.0', { dtype: 'F64', shape: [2], data: [-0.5, Number.NaN] }),
+    );
+    expect(message(() => decodeSamples(nan))).toMatch(/samples wire: sample 0: rollout_log_probs\.1 /);
+    // A bad JSON field after the tensors in schema order, with valid tensors.
+    const length = tamper((_t, m) => {
+      (m.samples as Array<Record<string, unknown>>)[0]!.response_length = -1;
+    });
+    expect(message(() => decodeSamples(length))).toMatch(/samples wire: sample 0: response_length /);
+  });
+
   it('refuses malformed containers', () => {
     const good = encodeSamples(reply([sample()]));
     expect(reason(() => decodeSamples(good.slice(0, 5)))).toBe('container');

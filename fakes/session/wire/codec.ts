@@ -112,6 +112,7 @@ export function encodeSamples(reply: SamplesReply): Uint8Array {
  * CPython's UnicodeEncodeError, whose position counts code points.
  */
 function assertEncodableUtf8(text: string): void {
+  if (text.isWellFormed()) return;
   const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(text);
   if (lone === null) return;
   const position = [...text.slice(0, lone.index)].length;
@@ -128,6 +129,29 @@ export interface DecodeOptions {
    * `encodeSamples` writes the same bytes again. Validation sees plain numbers either way.
    */
   readonly keepFloats?: boolean;
+}
+
+/** A typed array's values as a plain array: an indexed copy (several times faster than `Array.from`). */
+function toArray(data: ArrayLike<number>): number[] {
+  const out = new Array<number>(data.length);
+  for (let k = 0; k < data.length; k += 1) out[k] = data[k] as number;
+  return out;
+}
+
+type Int32Tensor = NonNullable<WireSample['rollout_routed_experts']>;
+
+/** A decode candidate with every tensor's values left out (shapes kept), for validating the rest. */
+function withEmptyTensors(candidate: Record<string, unknown>): Record<string, unknown> {
+  const empty = (v: unknown) => (Array.isArray(v) ? [] : v);
+  const emptyData = (v: unknown) => (v === null ? null : { ...(v as Int32Tensor), data: [] });
+  return {
+    ...candidate,
+    tokens: empty(candidate.tokens),
+    loss_mask: empty(candidate.loss_mask),
+    rollout_log_probs: empty(candidate.rollout_log_probs),
+    rollout_routed_experts: emptyData(candidate.rollout_routed_experts),
+    rollout_indexer_topk: emptyData(candidate.rollout_indexer_topk),
+  };
 }
 
 /** Decodes a reply, refusing anything Miles' own decoder refuses (spec §4.10 "Decoder strictness"). */
@@ -197,8 +221,8 @@ export function decodeSamples(bytes: Uint8Array, options: DecodeOptions = {}): S
       if (spec.oneD && tensor.shape.length !== 1) throw wireError('shape', `tensor ${name}: must be 1-D`);
       used.add(name);
       fields[field] = spec.oneD
-        ? Array.from(tensor.data)
-        : { shape: [...tensor.shape], data: Array.from(tensor.data) };
+        ? toArray(tensor.data)
+        : { shape: [...tensor.shape], data: toArray(tensor.data) };
     }
     const candidate = {
       tokens: fields.tokens,
@@ -214,9 +238,29 @@ export function decodeSamples(bytes: Uint8Array, options: DecodeOptions = {}): S
       metadata: raw.metadata,
       reward: raw.reward,
     };
-    const parsed = WireSampleSchema.safeParse(candidate);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
+    // The tensor values came out of typed arrays of their dtype, so they are integers in range already;
+    // only F64 log-probs can break the schema (NaN, infinities). Then zod checks the rest with the
+    // tensors left empty (not 32k-element arrays value by value), and the decoded arrays go back in.
+    // Anything that fails is parsed whole, so the error is the one a whole parse gives.
+    const probs = fields.rollout_log_probs as number[] | null;
+    const tensorsValid = probs === null || probs.every(Number.isFinite);
+    const parsed = WireSampleSchema.safeParse(tensorsValid ? withEmptyTensors(candidate) : candidate);
+    if (parsed.success && tensorsValid) {
+      const kept = (written as { samples: Array<Record<string, unknown>> }).samples[index]!;
+      return {
+        ...parsed.data,
+        tokens: candidate.tokens as number[],
+        loss_mask: candidate.loss_mask as number[] | null,
+        rollout_log_probs: probs,
+        rollout_routed_experts: candidate.rollout_routed_experts as Int32Tensor | null,
+        rollout_indexer_topk: candidate.rollout_indexer_topk as Int32Tensor | null,
+        metadata: kept.metadata as Record<string, unknown>,
+        reward: kept.reward,
+      };
+    }
+    const whole = WireSampleSchema.safeParse(candidate);
+    if (!whole.success) {
+      const issue = whole.error.issues[0];
       throw wireError(
         'field',
         `sample ${index}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}`,
@@ -225,7 +269,7 @@ export function decodeSamples(bytes: Uint8Array, options: DecodeOptions = {}): S
     // zod copies records by assignment, which would turn a `__proto__` key into a prototype: keep the
     // validated JSON objects themselves.
     const kept = (written as { samples: Array<Record<string, unknown>> }).samples[index]!;
-    return { ...parsed.data, metadata: kept.metadata as Record<string, unknown>, reward: kept.reward };
+    return { ...whole.data, metadata: kept.metadata as Record<string, unknown>, reward: kept.reward };
   });
   for (const name of tensors.keys()) {
     if (!used.has(name)) throw wireError('leftover_tensor', `unreferenced tensor ${name}`);

@@ -64,6 +64,10 @@ function writeTensorData(out: Uint8Array, offset: number, dtype: Dtype, data: Ar
       }
       return;
     case 'I64': {
+      if (aligned) {
+        writeInt64Aligned(new Int32Array(out.buffer, at, n * 2), new DataView(out.buffer, at, n * 8), data);
+        return;
+      }
       const view = new DataView(out.buffer, at, n * 8);
       for (let k = 0; k < n; k += 1) {
         const v = data[k] as number;
@@ -78,6 +82,24 @@ function writeTensorData(out: Uint8Array, offset: number, dtype: Dtype, data: Ar
       }
       return;
     }
+  }
+}
+
+/**
+ * I64 into aligned memory as 32-bit halves: an int32 value is its own low half (the high half its sign),
+ * a larger safe integer is split, anything else goes through BigInt (which throws for a non-integer).
+ */
+function writeInt64Aligned(halves: Int32Array, view: DataView, data: ArrayLike<number>): void {
+  for (let k = 0; k < data.length; k += 1) {
+    const v = data[k] as number;
+    if ((v | 0) === v) {
+      halves[2 * k] = v;
+      halves[2 * k + 1] = v < 0 ? -1 : 0;
+    } else if (Number.isSafeInteger(v)) {
+      const hi = Math.floor(v / TWO_32);
+      halves[2 * k] = (v - hi * TWO_32) | 0;
+      halves[2 * k + 1] = hi;
+    } else view.setBigInt64(k * 8, BigInt(v), true);
   }
 }
 

@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process';
+import fc from 'fast-check';
+import { expect, it } from 'vitest';
+import { faithfulJsonLoads, pythonFloatRepr, pythonJsonDumps } from './python-json.ts';
+
+/**
+ * CPython itself as the oracle for the fast paths of python-json.ts that read or write text a run at a
+ * time: the faithful parser's string runs (values, and the exact `JSONDecodeError` text with its
+ * position for broken strings), and `repr(float)` where it prints `String(v)`.
+ */
+
+function python(program: string, input: unknown): string[] {
+  return JSON.parse(
+    execFileSync('/usr/bin/python3', ['-c', program], {
+      input: JSON.stringify(input),
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONIOENCODING: 'utf-8' },
+      maxBuffer: 1 << 26,
+    }),
+  ) as string[];
+}
+
+// Pieces of a string's inside (raw, escaped, broken escapes, controls, surrogates) and structure.
+const piece = fc.constantFrom(
+  '"',
+  '\\',
+  '\\n',
+  '\\u00e9',
+  '\\u12',
+  '\\x',
+  'a',
+  'ab c',
+  'é',
+  '😀',
+  '\ud800',
+  '\u0001',
+  '\t',
+  '1.5',
+  ',',
+  ':',
+  '{',
+  '}',
+  ']',
+);
+const documents = fc.array(
+  fc
+    .tuple(
+      fc.constantFrom('{"k": "', '["', '"', '{"a": [1, "'),
+      fc.array(piece, { maxLength: 8 }),
+      fc.constantFrom('"}', '"]', '"', '', '"}'),
+    )
+    .map(([open, inside, close]) => `${open}${inside.join('')}${close}`),
+  { minLength: 300, maxLength: 300 },
+);
+
+it('parses strings to what json.loads gives, or raises its exact error', () => {
+  const docs = fc.sample(documents, { numRuns: 1, seed: 12 })[0]!;
+  const expected = python(
+    'import json,sys\nout=[]\nfor d in json.load(sys.stdin):\n  try: out.append("ok:"+json.dumps(json.loads(d)))\n  except ValueError as e: out.append("err:"+str(e))\nprint(json.dumps(out))',
+    docs,
+  );
+  const actual = docs.map((d) => {
+    try {
+      return `ok:${pythonJsonDumps(faithfulJsonLoads(d, { keepFloats: true }))}`;
+    } catch (error) {
+      return `err:${(error as Error).message}`;
+    }
+  });
+  expect(actual).toEqual(expected);
+  // Both outcomes came up often enough to mean something.
+  expect(expected.filter((e) => e.startsWith('ok:')).length).toBeGreaterThan(20);
+  expect(expected.filter((e) => e.startsWith('err:')).length).toBeGreaterThan(20);
+});
+
+it('prints every double as repr(float) does', () => {
+  const doubles = fc.sample(fc.double({ noNaN: true, noDefaultInfinity: true }), { numRuns: 2000, seed: 7 });
+  const decimals = fc.sample(
+    fc.tuple(fc.integer({ min: -999_999, max: 999_999 }), fc.integer({ min: -20, max: 20 })),
+    { numRuns: 2000, seed: 8 },
+  );
+  const values = [
+    ...doubles,
+    ...decimals.map(([m, e]) => m * 10 ** e),
+    1e-4,
+    9.999999999999999e-5,
+    1e16,
+    0.1,
+  ];
+  // Sent as JS text (which round-trips exactly) so Python reads a float, not an int.
+  const expected = python(
+    'import json,sys\nprint(json.dumps([repr(float(x)) for x in json.load(sys.stdin)]))',
+    values.map((v) => (Object.is(v, -0) ? '-0.0' : String(v))),
+  );
+  expect(values.map(pythonFloatRepr)).toEqual(expected);
+});

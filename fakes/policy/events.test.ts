@@ -24,7 +24,9 @@ describe('the policy’s events', () => {
     expect(await answered).toEqual({ requestId: 1, status: 200, responseId: body.id });
 
     const refused = policy.events.next('chat:answered');
-    expect((await fetch(`${policy.url}/v1/chat/completions`, { method: 'POST', body: '{' })).status).toBe(400);
+    expect((await fetch(`${policy.url}/v1/chat/completions`, { method: 'POST', body: '{' })).status).toBe(
+      400,
+    );
     expect(await refused).toEqual({ requestId: 2, status: 400, responseId: null });
 
     const unhandled = policy.events.next('request:unhandled');
@@ -41,7 +43,12 @@ describe('the policy’s events', () => {
     const inProcess = createPolicy({ mode: 'synthetic' });
     const crashed = inProcess.events.next('internal-error');
     // A request URL no `URL` can parse makes the chat route throw before it answers.
-    const request = { method: 'POST', url: 'not a url', headers: { get: () => null }, json: async () => ({}) };
+    const request = {
+      method: 'POST',
+      url: 'not a url',
+      headers: { get: () => null },
+      json: async () => ({}),
+    };
     await expect(inProcess.chat(request)).rejects.toThrow();
     expect(await crashed).toMatchObject({ requestId: 1, error: expect.any(TypeError) });
   });

@@ -110,6 +110,22 @@ describe('check 1 evidence: exactly once', () => {
     expect(counts(result)).toEqual({ fail: 0, finding: 1, info: 0 });
   });
 
+  it('names no leaf for a trimmed branch holding two leaves', () => {
+    // Node 1 has children 2 and 3 (the picker trims 2); leaf 3's sample is removed, so the branch is 1, 2, 3.
+    const nodes: NodeSpec[] = [
+      { parent: null, prompt: 4, completion: 3 },
+      { parent: 0, prompt: 2, completion: 3 },
+      { parent: 1, prompt: 2, completion: 3 },
+      { parent: 1, prompt: 2, completion: 3 },
+      { parent: 0, prompt: 2, completion: 3 },
+    ];
+    const rollout = withoutLeaf(buildRollout({ nodes }), 3);
+    for (const p of [4, 5, 6]) setMask(rollout, 0, p, 1); // leaf 4 now owns n0's span [4, 7)
+    expect(exactlyOnceCheck.run(checkDataOf([rollout])).evidence).toMatchObject([
+      { kind: 'lost_completion', node: 1, leaf_node_id: null, data: { branch_node_ids: [1, 2, 3] } },
+    ]);
+  });
+
   it('lists every later sibling of a trimmed branch', () => {
     const result = exactlyOnceCheck.run(checkDataOf([buildRollout({ nodes: THREE_SIBLINGS })]));
     expect(result.evidence).toEqual([
@@ -143,7 +159,7 @@ describe('check 1 evidence: exactly once', () => {
         node: 3,
         leaf_node_id: 3,
         token_range: [9, 12],
-        detail: mentions('node 3'),
+        detail: mentions('node 3', 'its leaf produced no sample'),
         data: { branch_node_ids: [3], later_sibling_ids: [], cause: 'dropped_leaf' },
       }),
     ]);
@@ -158,7 +174,7 @@ describe('check 1 evidence: exactly once', () => {
         node: 1,
         leaf_node_id: 1,
         token_range: [9, 12],
-        detail: mentions('node 1'),
+        detail: mentions('node 1', 'joins no logged request'),
         data: { branch_node_ids: [1], later_sibling_ids: [2], cause: 'unjoined_request' },
       }),
     ]);
@@ -345,7 +361,9 @@ describe('check 1 evidence: exactly once', () => {
     it('compares only samples whose paths share a node', () => {
       const rollout = { ...buildRollout({ nodes: SHARED_PREFIX }), tree: null };
       const a = rollout.samples[0]!;
-      const leaf = (ids: number[]) => ({ leaf: { node_id: ids.at(-1)!, parent: null, path_node_ids: ids } });
+      const leaf = (ids: number[]) => ({
+        leaf: { node_id: ids.at(-1)!, parent: null, path_node_ids: ids, response_id: null },
+      });
       const apart = {
         ...rollout,
         samples: [
@@ -354,6 +372,9 @@ describe('check 1 evidence: exactly once', () => {
         ],
       };
       expect(exactlyOnceCheck.run(checkDataOf([apart])).evidence).toEqual([]);
+      // The same two samples on one path: every position both train is reported.
+      const together = { ...apart, samples: apart.samples.map((x) => ({ ...x, metadata: leaf([10, 11]) })) };
+      expect(exactlyOnceCheck.run(checkDataOf([together])).evidence).not.toEqual([]);
     });
 
     it('is used for every rollout as soon as one rollout lacks its tree', () => {
@@ -499,6 +520,17 @@ describe('check 3 evidence: siblings agree', () => {
   });
 
   it('checks rollout ids from two samples on: unset positions, the first differing one, the index', () => {
+    const three = buildRollout({ nodes: PROACTIVE_COMPACTION, index: 6 });
+    three.samples[0]!.rollout_id = null;
+    three.samples[2]!.rollout_id = null;
+    expect(siblingsAgreeCheck.run(checkDataOf([three])).evidence).toMatchObject([
+      {
+        kind: 'rollout_id_unset',
+        sample: 0,
+        detail: mentions('[0, 2]'),
+        data: { rollout_ids: [null, 6, null] },
+      },
+    ]);
     const two = buildRollout({ nodes: SHARED_PREFIX, index: 6 });
     two.samples[0]!.rollout_id = null;
     expect(siblingsAgreeCheck.run(checkDataOf([two])).evidence).toEqual([
@@ -690,6 +722,23 @@ describe('check 5 evidence: segmentation invariance', () => {
     );
   });
 
+  it('names per-sample normalisation with both values', () => {
+    const data = checkDataOf(group());
+    const naive = segmentationInvarianceCheck.run(data).evidence[0]!.data.per_sample as number;
+    const advantages = data.steps[0]!.advantages!.map((a, i) => (i === 0 ? naive : a));
+    const result = segmentationInvarianceCheck.run(withAdvantages(data, advantages));
+    expect(result.evidence.filter((e) => e.severity === 'fail')).toEqual([
+      ev({
+        kind: 'per_sample_normalization',
+        severity: 'fail',
+        rollout: 0,
+        sample: 0,
+        detail: mentions(naive, data.steps[0]!.advantages![0]!),
+        data: { advantage: naive, per_rollout: data.steps[0]!.advantages![0], per_sample: naive },
+      }),
+    ]);
+  });
+
   it('names the rows of a mismatch with all three values', () => {
     const data = checkDataOf(group());
     const off = data.steps[0]!.advantages!.map((a, i) => (i === 4 ? a! + 0.1 : a));
@@ -828,6 +877,21 @@ describe('check 6 evidence: group accounting', () => {
         severity: 'info',
         group_index: 2,
         detail: mentions('group 2'),
+      }),
+    ]);
+  });
+
+  it('names a group dropped as aborted that holds no aborted sample', () => {
+    const result = groupAccountingCheck.run(
+      stepWith([groupOf(0, rollouts(2)), groupOf(6, rollouts(2, 6), 'group_has_aborted')], 1),
+    );
+    expect(result.evidence).toEqual([
+      ev({
+        ...at,
+        kind: 'dropped_without_abort',
+        severity: 'fail',
+        group_index: 6,
+        detail: mentions('group 6'),
       }),
     ]);
   });

@@ -88,7 +88,12 @@ describe('one turn’s sample', () => {
       prefix_cache_info: { cached_tokens: 1, total_prompt_tokens: 2 },
       metadata: { lifecycle: { t0: 7.5, t1: 10, turn: 1, req_ts: 9.5 } },
     });
-    const [bare] = computeTurnSamples([record(choice({ cached_tokens: '3' }))], [1, 2, 7], 0, decode);
+    const [bare] = computeTurnSamples(
+      [record(choice({ cached_tokens: '3', prompt_tokens: Number.NaN }))],
+      [1, 2, 7],
+      0,
+      decode,
+    );
     expect(bare).toMatchObject({
       weight_versions: [],
       prefix_cache_info: { cached_tokens: 0, total_prompt_tokens: 0 },
@@ -130,15 +135,15 @@ describe('one turn’s sample', () => {
   // prompt length there: accumulated[cursor:cursor+3] starts at the turn's first output position).
   it('words a trim above the allowance exactly as Miles does, last turn or not', () => {
     const tree = new SessionTree();
-    const n0 = addTurn(tree, null, { prompt: [1, 2, 3], output: [10, 98, 99] });
-    const n1 = addTurn(tree, n0, { prompt: [1, 2, 3, 10, 4, 5, 6], output: [20] });
+    const n0 = addTurn(tree, null, { prompt: [1, 2, 3], output: [7, 10, 98, 99] });
+    const n1 = addTurn(tree, n0, { prompt: [1, 2, 3, 7, 10, 4, 5, 6], output: [20] });
     expect(thrown(() => computeTurnSamples([n0.record, n1.record], n1.tokenIds, 1, decode)).message).toBe(
-      'trim_count 2 exceeds allowed=1 (is_last=False, max_trim_tokens=1); output_ids[-3:]=[10, 98, 99], accumulated[cursor:cursor+3]=[10, 4, 5]',
+      'trim_count 2 exceeds allowed=1 (is_last=False, max_trim_tokens=1); output_ids[-3:]=[10, 98, 99], accumulated[cursor:cursor+3]=[7, 10, 4]',
     );
-    const last = thrown(() => computeTurnSamples([n0.record], [1, 2, 3, 10, 98], 5, decode));
+    const last = thrown(() => computeTurnSamples([n0.record], [1, 2, 3, 7, 10, 98], 5, decode));
     expect(last).toBeInstanceOf(AssemblyError);
     expect(last.message).toBe(
-      'trim_count 1 exceeds allowed=0 (is_last=True, max_trim_tokens=5); output_ids[-3:]=[10, 98, 99], accumulated[cursor:cursor+3]=[10, 98]',
+      'trim_count 1 exceeds allowed=0 (is_last=True, max_trim_tokens=5); output_ids[-3:]=[10, 98, 99], accumulated[cursor:cursor+3]=[7, 10, 98]',
     );
   });
 });
@@ -242,5 +247,12 @@ describe('a leaf’s sample', () => {
     expect(snapshot).toEqual(n2.tokenIds);
     snapshot.push(0);
     expect(n2.tokenIds).toHaveLength(9);
+  });
+
+  it('carries tito_session_mismatch only when there is something to compare', () => {
+    const tree = new SessionTree();
+    addTurn(tree, null, { prompt: [], output: [] });
+    const [empty] = buildLeafMaterial(tree, family, null);
+    expect(Object.keys(empty!.metadata)).toEqual(['lifecycle', 'accumulated_token_ids', 'leaf']);
   });
 });

@@ -415,6 +415,14 @@ describe('samples wire codec', () => {
       /sample 0: response_length \S/,
     ],
     [
+      'a nested field of the wrong type',
+      (_t: Map<string, Tensor>, m: Record<string, unknown>) => {
+        firstSample(m).prefix_cache_info = { cached_tokens: 'x', total_prompt_tokens: 0 };
+      },
+      'field',
+      /sample 0: prefix_cache_info\.cached_tokens .*expected number/i,
+    ],
+    [
       'an unreferenced tensor',
       (t: Map<string, Tensor>) => t.set('tokens.1', { dtype: 'I64', shape: [1], data: [1] }),
       'leftover_tensor',

@@ -376,3 +376,15 @@ const CASES: [string[], unknown[]][] = [
 test.each(CASES)('%j', async (argv, problems) => {
   expect(await problemsOf(argv)).toEqual(problems);
 });
+
+test('an unknown flag names the overlays applied', async () => {
+  expect(await problemsOf(['--nope'], ['e4178aa9', '01562346'])).toEqual([
+    {
+      flag: '--nope',
+      rule: 'unknown-flag',
+      where: null,
+      index: 0,
+      message: '--nope is not an option of train.py at Miles 31f1ca96 with overlays e4178aa9, 01562346',
+    },
+  ]);
+});

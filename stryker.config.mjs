@@ -25,7 +25,14 @@ export default {
     'replay/checks/every-sample-trainable.ts',
     'replay/checks/segmentation-invariance.ts',
     'replay/checks/group-accounting.ts',
+    'replay/checks/token-accounting.ts',
+    // The drift checker and what decides its verdicts: token classification, scope, Python's int/float
+    // and choices rules, the suggestions for unknown flags.
     'recipe/drift/check-argv.ts',
+    'recipe/drift/argv-scan.ts',
+    'recipe/drift/flag-scope.ts',
+    'recipe/drift/python-values.ts',
+    'recipe/drift/nearest-names.ts',
   ],
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },

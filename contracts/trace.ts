@@ -11,13 +11,13 @@ import { fsReason } from '../common/fs-reason.ts';
 
 const MessageSchema = z.looseObject({ role: z.string() });
 
-export const TraceReplySchema = z.looseObject({
+const TraceReplySchema = z.looseObject({
   message: z.looseObject({ role: z.string(), content: z.unknown() }),
   finish_reason: z.string(),
 });
 
 /** A non-200 backend answer, passed through by the session server unrecorded. */
-export const TraceErrorSchema = z.object({
+const TraceErrorSchema = z.object({
   status: z
     .number()
     .int()
@@ -27,12 +27,12 @@ export const TraceErrorSchema = z.object({
   body: z.unknown(),
 });
 
-export const TraceTurnSchema = z.object({
+const TraceTurnSchema = z.object({
   request: z.looseObject({ messages: z.array(MessageSchema) }),
   response: z.union([TraceReplySchema, TraceErrorSchema]),
 });
 
-export const SessionTraceSchema = z.object({
+const SessionTraceSchema = z.object({
   format: z.literal('session-trace/1'),
   max_seq_len: z.number().int().positive().nullable().optional(),
   agent_metadata: z.unknown().optional(),

@@ -23,7 +23,7 @@ import { applyThresholds } from './thresholds/apply-thresholds.ts';
 import type { Threshold } from './thresholds/thresholds-file.ts';
 
 /** What a smoke run touches of the outside world; the CLI's `CliIo` is one. */
-export interface SmokeIo {
+interface SmokeIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   readonly stdout: { write(chunk: string): unknown };

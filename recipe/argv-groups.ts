@@ -4,7 +4,7 @@ import { TENSOR_PARALLEL_SIZE } from './validate.ts';
 import { terminusWandbArgs } from './wandb.ts';
 
 /** The nine argv groups, in the order V2's `_build_train_args` concatenates them. */
-export const ARGV_GROUP_NAMES = [
+const ARGV_GROUP_NAMES = [
   'checkpoint',
   'rollout',
   'optimizer',

@@ -98,7 +98,7 @@ export const RECIPE_FLAGS = {
   '--debug-rollout-only': 'switch',
 } as const satisfies Record<string, FlagKind>;
 
-export type RecipeFlag = keyof typeof RECIPE_FLAGS;
+type RecipeFlag = keyof typeof RECIPE_FLAGS;
 
 function isRecipeFlag(token: string): token is RecipeFlag {
   return Object.hasOwn(RECIPE_FLAGS, token);

@@ -11,7 +11,7 @@ export type FieldOrigin = 'ExecuteTrainConfig' | 'ScriptArgs' | 'harness';
 /** The Miles checkout in the recipe's layout: `docker/Dockerfile` clones Miles to `/root/miles`. */
 export const DEFAULT_MILES_ROOT = '/root/miles';
 
-export const RECIPE_MODES = ['normal', 'debug_rollout_only'] as const;
+const RECIPE_MODES = ['normal', 'debug_rollout_only'] as const;
 
 /**
  * Attaches a field's docs: its description, where it comes from, and (for defaults Miles reads from the

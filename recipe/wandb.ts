@@ -2,8 +2,8 @@ import { posix } from 'node:path';
 import type { RecipeEnv } from './schema.ts';
 
 /** The recipe's file in Miles; `get_default_wandb_args` names the W&B project after it. */
-export const RECIPE_FILE = 'examples/experimental/terminus-compaction/run.py';
-export const RECIPE_WANDB_PREFIX = 'terminus-compaction';
+const RECIPE_FILE = 'examples/experimental/terminus-compaction/run.py';
+const RECIPE_WANDB_PREFIX = 'terminus-compaction';
 
 /**
  * `get_default_wandb_args(test_file, run_name_prefix, run_id)` (radixark/miles@31f1ca96

@@ -12,6 +12,7 @@ import { isTraceReply, type SessionTrace } from '../../contracts/trace.ts';
 import { type TitoFamily, type TitoModel, titoFamily } from '../tokenizer/tito.ts';
 import { splitWords } from '../tokenizer/toy-tokenizer.ts';
 import { buildChatCompletion, completionId, errorBody } from './completion.ts';
+import { createPolicyEvents, type PolicyEvents } from './events.ts';
 import { PolicyRequestLog } from './request-log.ts';
 import { type ReplyFormat, syntheticReply } from './synthetic.ts';
 
@@ -75,6 +76,10 @@ export interface Policy {
   readonly log: PolicyRequestLog;
   /** The chat route without msw, for the socket server's hot path; the msw handler calls the same. */
   readonly chat: (request: PolicyRequestLike) => Promise<PolicyChatReply>;
+  /** What the policy did (`chat:answered`, `request:unhandled`, `internal-error`), for tests to await. */
+  readonly events: PolicyEvents;
+  /** The next request id of `events`' sequence (the server numbers its unhandled requests with it). */
+  readonly nextRequestId: () => number;
 }
 
 interface Answer {
@@ -343,8 +348,26 @@ export function createPolicy(options: PolicyOptions): Policy {
     record(answer, messages, inputIds, directiveParse.directive);
     return reply(answer);
   };
+  const events = createPolicyEvents();
+  let requests = 0;
+  const nextRequestId = () => ++requests;
+  /** `chat`, numbered and reported on `events`. */
+  const observedChat = async (request: PolicyRequestLike): Promise<PolicyChatReply> => {
+    const requestId = nextRequestId();
+    let reply: PolicyChatReply;
+    try {
+      reply = await chat(request);
+    } catch (error) {
+      events.emit('internal-error', { requestId, error });
+      throw error;
+    }
+    const { status, body } = reply;
+    const responseId = status === 200 && isJsonObject(body) && typeof body.id === 'string' ? body.id : null;
+    events.emit('chat:answered', { requestId, status, responseId });
+    return reply;
+  };
   const chatHandler = http.post(`${origin}/v1/chat/completions`, async ({ request }) => {
-    const answer = await chat(request);
+    const answer = await observedChat(request);
     return HttpResponse.json(answer.body as never, { status: answer.status });
   });
 
@@ -355,7 +378,7 @@ export function createPolicy(options: PolicyOptions): Policy {
       HttpResponse.json({ object: 'list', data: [{ id: model, object: 'model', owned_by: 'harness' }] }),
     ),
   ];
-  return { handlers, log, chat };
+  return { handlers, log, chat: observedChat, events, nextRequestId };
 }
 
 /** The policy's msw handlers (see `createPolicy` for the request log alongside them). */

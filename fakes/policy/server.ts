@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'msw';
 import type { ShutdownReport } from '../../common/http/server.ts';
 import { serveHandlers, type UnhandledRequest } from './bridge.ts';
+import type { PolicyEvents } from './events.ts';
 import { createPolicy, type PolicyOptions } from './handlers.ts';
 import type { PolicyRequestLog } from './request-log.ts';
 
@@ -23,6 +24,8 @@ export interface PolicyServerHandle {
   readonly handlers: RequestHandler[];
   /** Requests no handler answered. */
   readonly unhandled: readonly UnhandledRequest[];
+  /** What the policy did (`chat:answered`, `request:unhandled`, `internal-error`), for tests to await. */
+  readonly events: PolicyEvents;
   /** Requests being handled right now. */
   inFlight(): number;
   /** Graceful stop (see `RunningServer.close`): in-flight requests get up to `graceMs` to finish. */
@@ -71,6 +74,7 @@ export async function startPolicyServer(options: PolicyServerOptions): Promise<P
     },
     onUnhandled: (request) => {
       if (unhandled.length < 1000) unhandled.push(request);
+      policy.events.emit('request:unhandled', { requestId: policy.nextRequestId(), ...request });
       options.onUnhandled?.(request);
     },
   });
@@ -81,6 +85,7 @@ export async function startPolicyServer(options: PolicyServerOptions): Promise<P
     log: policy.log,
     handlers: policy.handlers,
     unhandled,
+    events: policy.events,
     inFlight: () => server.inFlight(),
     shutdown: (graceMs) => server.close(graceMs),
     close: async () => {

@@ -228,8 +228,17 @@ function computeTurnPieces(
   return samples;
 }
 
-/** `truncate_samples_by_total_tokens` (§4.4). */
-function truncateByTotalTokens(samples: TurnSample[], maxSeqLen: number, decode: Decoder): TurnSample[] {
+/** `truncate_samples_by_total_tokens` (§4.4), on whole wire samples (what `computeTurnSamples` returns). */
+export function truncateByTotalTokens(
+  samples: readonly WireSample[],
+  maxSeqLen: number,
+  decode: Decoder,
+): WireSample[] {
+  return truncatePieces(samples.map(toTurnSample), maxSeqLen, decode).map(toWireSample);
+}
+
+/** `truncate_samples_by_total_tokens` (§4.4) on two-part turn samples. */
+function truncatePieces(samples: TurnSample[], maxSeqLen: number, decode: Decoder): TurnSample[] {
   const out: TurnSample[] = [];
   for (const sample of samples) {
     const total = tokenCount(sample);
@@ -394,7 +403,7 @@ export function buildLeafMaterial(
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);
     let turns = computeTurnPieces(records, leaf.tokenIds, family.maxTrimTokens, decode);
-    if (maxSeqLen !== null) turns = truncateByTotalTokens(turns, maxSeqLen, decode);
+    if (maxSeqLen !== null) turns = truncatePieces(turns, maxSeqLen, decode);
     if (turns.length === 0) continue;
     const sample = toWireSample(mergeTurnPieces(turns, decode));
     sample.metadata = {

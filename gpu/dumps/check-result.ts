@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** Where in the dumps a check looked: enough to find the row again. */
-export const DumpEvidenceSchema = z.object({
+const DumpEvidenceSchema = z.object({
   /** A stable code for the kind of problem, when the check has several (the replay's evidence kinds). */
   kind: z.string().optional(),
   step: z.number().int().optional(),

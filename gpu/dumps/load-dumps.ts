@@ -47,7 +47,7 @@ async function readDocument<S extends z.ZodType>(path: string, schema: S): Promi
  * step as `rollout_id` (radixark/miles@31f1ca96 miles/ray/rollout/debug_data.py: save_debug_rollout_data
  * prefixes only the file name), so only the file name tells them from training step N.
  */
-export function isEvalDumpFile(path: string): boolean {
+function isEvalDumpFile(path: string): boolean {
   return basename(path).startsWith('eval_');
 }
 

@@ -4,7 +4,7 @@ import type { DumpSample } from './schema.ts';
  * A rollout's identity in a dump, as Miles' metrics key it: the prompt group plus `rollout_id`, which
  * falls back to `index` for a single-leaf rollout (grpo-grouping.md §5, §8.2).
  */
-export function rolloutKey(sample: Pick<DumpSample, 'group_index' | 'rollout_id' | 'index'>): string {
+function rolloutKey(sample: Pick<DumpSample, 'group_index' | 'rollout_id' | 'index'>): string {
   return `${sample.group_index ?? 'none'}:${sample.rollout_id ?? sample.index ?? 'none'}`;
 }
 

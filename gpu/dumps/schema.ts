@@ -8,12 +8,12 @@ import { LeafRefSchema, SampleStatusSchema } from '../../contracts/wire-sample.t
  */
 
 /** `metadata` of a dumped sample: the server's `leaf` reference is all the validator relies on. */
-export const DumpSampleMetadataSchema = z.looseObject({
+const DumpSampleMetadataSchema = z.looseObject({
   leaf: LeafRefSchema.optional(),
 });
 
 /** One `Sample.to_dict()` from `rollout_data/<step>.pt`: raw reward, server loss mask, no normalisation. */
-export const DumpSampleSchema = z.looseObject({
+const DumpSampleSchema = z.looseObject({
   group_index: z.number().int().nullable(),
   index: z.number().int().nullable(),
   /** Shared by the siblings of a compacted rollout; null for a single-leaf rollout (falls back to `index`). */
@@ -46,7 +46,7 @@ export type RolloutDump = z.infer<typeof RolloutDumpSchema>;
 const numberList = z.array(z.number().nullable());
 
 /** One rank's shard of `train_data/<step>_<rank>.pt`, after training. */
-export const TrainShardColumnsSchema = z.looseObject({
+const TrainShardColumnsSchema = z.looseObject({
   tokens: z.array(z.array(z.number().int())),
   loss_masks: z.array(z.array(z.number())),
   response_lengths: z.array(z.number().int()),

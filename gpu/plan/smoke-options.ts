@@ -12,7 +12,7 @@ import { parseOptions } from '../../recipe/options.ts';
 import { DEFAULT_MILES_ROOT } from '../../recipe/schema.ts';
 
 /** The smoke command's own options; every recipe option (`--model-dir`, ...) is accepted too. */
-export const SmokeOptionsSchema = z.object({
+const SmokeOptionsSchema = z.object({
   miles_root: z.string().min(1),
   gpus: z.int().positive(),
   nodes: z.int().positive(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** A command as an argument array, with where it runs and the env it adds to the inherited one. */
-export const PlannedCommandSchema = z.object({
+const PlannedCommandSchema = z.object({
   command: z.string(),
   args: z.array(z.string()),
   cwd: z.string(),
@@ -10,7 +10,7 @@ export const PlannedCommandSchema = z.object({
 });
 export type PlannedCommand = z.infer<typeof PlannedCommandSchema>;
 
-export const PortNeedSchema = z.object({ port: z.number().int(), purpose: z.string() });
+const PortNeedSchema = z.object({ port: z.number().int(), purpose: z.string() });
 
 /**
  * Everything a smoke run will do, decided before anything starts; `--dry-run` prints it and a real run

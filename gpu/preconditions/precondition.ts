@@ -4,7 +4,7 @@ import { z } from 'zod';
  * Stable codes for unmet preconditions of a real smoke run: tests, docs and the nightly job key on these,
  * never on the wording of `reason`.
  */
-export const PRECONDITION_CODES = [
+const PRECONDITION_CODES = [
   'gpu.nvidia_smi_missing',
   'gpu.nvidia_smi_failed',
   'gpu.too_few',
@@ -21,7 +21,7 @@ export const PRECONDITION_CODES = [
   'ports.busy',
   'disk.low',
 ] as const;
-export const PreconditionCodeSchema = z.enum(PRECONDITION_CODES);
+const PreconditionCodeSchema = z.enum(PRECONDITION_CODES);
 export type PreconditionCode = z.infer<typeof PreconditionCodeSchema>;
 
 export const PreconditionSchema = z.object({

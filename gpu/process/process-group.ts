@@ -61,7 +61,7 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 }
 
 /** Polls until the group has no live member or `timeoutMs` passes; true when it emptied. */
-export async function waitForGroupExit(pgid: number, timeoutMs: number, pollMs = 50): Promise<boolean> {
+async function waitForGroupExit(pgid: number, timeoutMs: number, pollMs = 50): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (liveGroupMembers(pgid).length === 0) return true;

@@ -32,12 +32,20 @@ function pidsFrom(lines: string[]): { child: number; grandchild: number } {
   return { child: find('child'), grandchild: find('grandchild') };
 }
 
-async function untilLines(lines: string[], n: number): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (lines.length < n) {
-    if (Date.now() > deadline) throw new Error(`only ${lines.length} lines: ${JSON.stringify(lines)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+/** Collects output lines; `until(n)` resolves when the n-th arrives (from `onLine`, no polling). */
+function lineCollector() {
+  const lines: string[] = [];
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const onLine = (line: string) => {
+    lines.push(line);
+    for (const w of waiters.filter((w) => lines.length >= w.n)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  };
+  const until = (n: number) =>
+    lines.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }));
+  return { lines, onLine, until };
 }
 
 const leftovers: number[] = [];
@@ -84,16 +92,16 @@ describe('runProcessTree', { timeout: 30_000 }, () => {
   });
 
   it('stops the whole tree when the signal aborts (Ctrl-C)', async () => {
-    const lines: string[] = [];
+    const { lines, onLine, until } = lineCollector();
     const controller = new AbortController();
     const running = runProcessTree(dummyTree(), {
       timeoutMs: 60_000,
       graceMs: 2_000,
       signal: controller.signal,
-      onLine: (l) => lines.push(l),
+      onLine,
       onStart: (pid) => leftovers.push(pid),
     });
-    await untilLines(lines, 3);
+    await until(3);
     const { child, grandchild } = pidsFrom(lines);
     expect(isProcessAlive(grandchild)).toBe(true);
     controller.abort(new Error('received SIGINT'));

@@ -3,7 +3,7 @@ import { SmokeCheckSchema } from '../dumps/check-result.ts';
 import { PreconditionSchema } from '../preconditions/precondition.ts';
 import { ThresholdResultSchema } from '../thresholds/apply-thresholds.ts';
 
-export const SmokeStatusSchema = z.enum([
+const SmokeStatusSchema = z.enum([
   /** Ran to the end; every check and threshold passed. */
   'passed',
   /** Ran to the end; a check or threshold failed. */

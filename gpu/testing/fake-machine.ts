@@ -4,7 +4,7 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The fake Miles checkout of fixtures/smoke/fake-miles (see its README). */
-export const FAKE_MILES_FIXTURE = fileURLToPath(new URL('../../fixtures/smoke/fake-miles/', import.meta.url));
+const FAKE_MILES_FIXTURE = fileURLToPath(new URL('../../fixtures/smoke/fake-miles/', import.meta.url));
 
 export interface FakeMachineOptions {
   /** What `nvidia-smi` reports: a GPU count, `fail` (a broken driver), or `missing` (not on PATH). */

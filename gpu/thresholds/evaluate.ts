@@ -21,7 +21,7 @@ export interface Evaluation {
 }
 
 /** Renders a node back to text, for evidence keys and error messages. */
-export function renderNode(node: Node): string {
+function renderNode(node: Node): string {
   switch (node.kind) {
     case 'number':
       return String(node.value);

@@ -3,9 +3,9 @@ import { overlayId, selectOverlays } from './overlays.ts';
 import type { FlagRecord, Surface } from './surface-schema.ts';
 
 /** Where a flag's record came from: the base surface, a derived prefix family, or an overlay. */
-export type FlagLayer = 'base' | 'derived' | 'overlay';
+type FlagLayer = 'base' | 'derived' | 'overlay';
 
-export interface FlagSpec {
+interface FlagSpec {
   readonly record: FlagRecord;
   readonly layer: FlagLayer;
   /** The overlay id, for layer `overlay`. */

@@ -50,6 +50,11 @@ describe('isPythonInt / isPythonFloat agree with Python', () => {
         '-Infinity',
         'nan',
         'infinit',
+        ' +INF ',
+        '-inf',
+        '-nan',
+        'NaN',
+        '1_0.2_5',
         '0x10',
         '١٢',
       ],
@@ -63,8 +68,11 @@ describe('isPythonInt / isPythonFloat agree with Python', () => {
       if (!/^[\x20-\x7e]*$/.test(s)) return;
       if (v?.int != null) expect(pythonIntText(s)).toBe(v.int);
       if (typeof v?.float === 'number') expect(pythonFloatValue(s)).toBe(v.float);
+      // Python prints its non-finite floats as inf, -inf and nan.
+      const nonFinite: Record<string, number> = { inf: Infinity, '-inf': -Infinity, nan: Number.NaN };
+      if (typeof v?.float === 'string') expect(pythonFloatValue(s), s).toBe(nonFinite[v.float]);
     });
-  });
+  }, 30_000);
 });
 
 describe('isAmongChoices', () => {
@@ -73,5 +81,12 @@ describe('isAmongChoices', () => {
     expect(isAmongChoices('int', 'two', [0, 1, 2])).toBe(false);
     expect(isAmongChoices('str', 'glm47', ['glm47'])).toBe(true);
     expect(isAmongChoices('str', 'GLM47', ['glm47'])).toBe(false);
+    // float choices compare by float() value; an int-typed flag does not take a float spelling.
+    expect(isAmongChoices('float', '0.50', [0.5])).toBe(true);
+    expect(isAmongChoices('float', '5e-1', [0.5, 1])).toBe(true);
+    expect(isAmongChoices('float', 'half', [0.5])).toBe(false);
+    expect(isAmongChoices('int', '1.0', [1])).toBe(false);
+    expect(isAmongChoices('int', ' +1_0 ', [10])).toBe(true);
+    expect(isAmongChoices('str', '1', [1])).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import { createRunId } from '../run-id.ts';
  * `--prometheus-run-name <run_id>`, else the folder above `--dump-details <output_dir>/<run_id>/details`
  * or `--save <output_dir>/<run_id>/checkpoints` (recipe/argv-groups.ts, recipe/derive.ts).
  */
-export function recordedRunId(argv: readonly string[]): string | undefined {
+function recordedRunId(argv: readonly string[]): string | undefined {
   const valueAfter = (flag: string): string | undefined => {
     const i = argv.lastIndexOf(flag);
     return i >= 0 ? argv[i + 1] : undefined;
@@ -24,10 +24,7 @@ export function recordedRunId(argv: readonly string[]): string | undefined {
 }
 
 /** Whether options (or the env's `MILES_SCRIPT_RUN_ID`) already name the run id. */
-export function namesRunId(
-  options: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-): boolean {
+function namesRunId(options: readonly string[], env: Readonly<Record<string, string | undefined>>): boolean {
   return (
     env.MILES_SCRIPT_RUN_ID !== undefined ||
     options.some((o) => o === '--run-id' || o.startsWith('--run-id='))

@@ -6,19 +6,12 @@ import { z } from 'zod';
  * more annotations still loads.
  */
 
-export const FLAG_KINDS = [
-  'value',
-  'store_true',
-  'store_false',
-  'boolean_optional',
-  'nargs',
-  'append',
-] as const;
-export const FlagKind = z.enum(FLAG_KINDS);
+const FLAG_KINDS = ['value', 'store_true', 'store_false', 'boolean_optional', 'nargs', 'append'] as const;
+const FlagKind = z.enum(FLAG_KINDS);
 export type FlagKind = z.infer<typeof FlagKind>;
 
 /** `?` 0–1 values, `*` any number, `+` one or more, an integer exactly that many. */
-export const Nargs = z.union([z.enum(['?', '*', '+']), z.number().int().nonnegative()]);
+const Nargs = z.union([z.enum(['?', '*', '+']), z.number().int().nonnegative()]);
 export type Nargs = z.infer<typeof Nargs>;
 
 const longOption = z.string().regex(/^--[^\s=]+$/, 'a long option such as --foo-bar');
@@ -89,7 +82,7 @@ export const Overlay = z.looseObject({
 });
 export type Overlay = z.infer<typeof Overlay>;
 
-export const SourceInfo = z.looseObject({
+const SourceInfo = z.looseObject({
   repo: z.string(),
   commit: z.string().regex(/^[0-9a-f]{7,40}$/),
   branch: z.string().optional(),
@@ -97,7 +90,7 @@ export const SourceInfo = z.looseObject({
 });
 export type SourceInfo = z.infer<typeof SourceInfo>;
 
-export const SURFACE_FORMAT = 'miles-cli-surface/1';
+const SURFACE_FORMAT = 'miles-cli-surface/1';
 
 export const Surface = z
   .looseObject({

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * truncation, dynamic filter) except `untrained_in_sample` and `unexplained`, which mean the machinery
  * is wrong (check 1 fails them too).
  */
-export const LostCauseSchema = z.enum([
+const LostCauseSchema = z.enum([
   /** A twin the client threw away and re-sent; `drop_retries` trims the earlier one. */
   'retry_trimmed',
   /** A summary call whose answers call re-rooted as its later sibling (reasoning models). */

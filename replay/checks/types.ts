@@ -22,7 +22,7 @@ export type CheckName = z.infer<typeof CheckNameSchema>;
 export const VerdictSchema = z.enum(['pass', 'fail', 'finding']);
 export type Verdict = z.infer<typeof VerdictSchema>;
 
-export const SeveritySchema = z.enum(['fail', 'finding', 'info']);
+const SeveritySchema = z.enum(['fail', 'finding', 'info']);
 export type Severity = z.infer<typeof SeveritySchema>;
 
 /**

@@ -12,16 +12,8 @@ import type { Exchange, ExchangeRecord } from './exchanges.ts';
  * values), and its `_samples_meta` JSON as masked text.
  */
 
-export const MASKED_CLOCK_KEYS = [
-  'timestamp',
-  'request_timestamp',
-  'committed_at',
-  't0',
-  't1',
-  'req_ts',
-  'prev_t1',
-];
-export const MASKED_OTHER_KEYS = ['created', 'session_server_instance_id'];
+const MASKED_CLOCK_KEYS = ['timestamp', 'request_timestamp', 'committed_at', 't0', 't1', 'req_ts', 'prev_t1'];
+const MASKED_OTHER_KEYS = ['created', 'session_server_instance_id'];
 
 export interface Difference {
   readonly step: string;
@@ -51,7 +43,7 @@ export function maskText(text: string, sessionId: string): { text: string; intCl
 }
 
 /** Shortens a text around its first difference from `other`, for a readable report. */
-export function around(text: string, other: string, width = 120): string {
+function around(text: string, other: string, width = 120): string {
   let i = 0;
   while (i < text.length && i < other.length && text[i] === other[i]) i += 1;
   const start = Math.max(0, i - width / 2);

@@ -30,7 +30,7 @@ export interface MilesServer {
 }
 
 /** An unmet precondition of `harness conformance` (exit 3). */
-export function preconditionError(reason: 'no_checkout' | 'python', message: string): HarnessError {
+function preconditionError(reason: 'no_checkout' | 'python', message: string): HarnessError {
   const code = reason === 'python' ? 'precondition.miles_python' : 'precondition.miles_no_checkout';
   return new HarnessError(code, message, { details: { reason } });
 }

@@ -33,7 +33,7 @@ export const RAW_SCRIPT: SessionTrace = {
 const UNKNOWN = '0123456789abcdef0123456789abcdef';
 const USER = '{"messages":[{"role":"user","content":"hi"}]}';
 
-export const RAW_REQUESTS: readonly RawRequest[] = [
+const RAW_REQUESTS: readonly RawRequest[] = [
   { step: 'health', method: 'GET', path: '/health' },
   { step: 'get unknown session', method: 'GET', path: `/sessions/${UNKNOWN}` },
   { step: 'delete unknown session', method: 'DELETE', path: `/sessions/${UNKNOWN}` },

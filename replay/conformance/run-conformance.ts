@@ -15,7 +15,7 @@ import { RAW_SCRIPT, RAW_SCRIPT_ID, recordRawRequests } from './raw-requests.ts'
  * fake, both in front of one scripted policy, every answer compared (see compare.ts).
  */
 
-export const BUNDLED_TRACES = new URL('../../fixtures/conformance/session-v2/', import.meta.url).pathname;
+const BUNDLED_TRACES = new URL('../../fixtures/conformance/session-v2/', import.meta.url).pathname;
 
 export interface ConformanceOptions {
   readonly milesRoot: string;
@@ -27,7 +27,7 @@ export interface ConformanceOptions {
   readonly onTrace?: (result: TraceConformance) => void;
 }
 
-export interface TraceConformance {
+interface TraceConformance {
   readonly trace: string;
   readonly exchanges: number;
   readonly differences: readonly Difference[];

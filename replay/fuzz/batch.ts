@@ -18,7 +18,7 @@ export interface FuzzBatch {
 }
 
 /** Context limits the fuzzer draws: small enough to compact every few turns. */
-export const FUZZ_CONTEXT_LIMITS = [3072, 4096, 6144] as const;
+const FUZZ_CONTEXT_LIMITS = [3072, 4096, 6144] as const;
 
 /**
  * Seeds do not shrink (a smaller seed is a different episode, not a smaller one): shrinking removes

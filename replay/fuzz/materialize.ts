@@ -22,7 +22,7 @@ export interface MaterializedBatch {
  * A group's task follows from its own seed, not its position, so removing a group while shrinking
  * leaves the others' episodes as they were. Repeated names get a `-<k>` suffix.
  */
-export function taskNames(seeds: readonly number[], tasks: readonly string[]): string[] {
+function taskNames(seeds: readonly number[], tasks: readonly string[]): string[] {
   const seen = new Map<string, number>();
   return seeds.map((seed) => {
     const base = tasks[seed % tasks.length]!;

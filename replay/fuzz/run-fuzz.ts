@@ -40,7 +40,7 @@ export interface FuzzOptions {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
-export interface FuzzFailure {
+interface FuzzFailure {
   /** The first failed check of the shrunk batch. */
   readonly check: string;
   /** Every failed check of the shrunk batch. */
@@ -69,7 +69,7 @@ export function shardRuns(runs: number, shard: FuzzShard): number {
 }
 
 /** The fast-check seed of a shard: the campaign seed itself without sharding. */
-export function shardSeed(seed: number, shard: FuzzShard): number {
+function shardSeed(seed: number, shard: FuzzShard): number {
   return shard.count === 1 ? seed : stableHash(`fuzz/${seed}/${shard.index}/${shard.count}`) | 0;
 }
 
@@ -78,7 +78,7 @@ function failedChecks(report: ReplayReport): string[] {
 }
 
 /** A replay that throws (not a check verdict) counts as a failure of its own kind. */
-export const REPLAY_ERROR = 'replay_error';
+const REPLAY_ERROR = 'replay_error';
 
 async function playBatch(
   batch: FuzzBatch,

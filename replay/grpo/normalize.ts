@@ -7,7 +7,7 @@ import { type RewardRow, rewardGroupSegments } from './reward-groups.ts';
 export type MemberMode = 'rollout' | 'row';
 
 /** One GRPO member (a rollout, or a row in `row` mode) of one group. */
-export interface MemberNormalization {
+interface MemberNormalization {
   /** Miles' rollout key as it would print it: `21`, or `('row', 3)` when neither id is set. */
   readonly key: string;
   readonly rows: readonly number[];
@@ -15,7 +15,7 @@ export interface MemberNormalization {
   readonly advantage: number;
 }
 
-export interface GroupNormalization {
+interface GroupNormalization {
   readonly rows: readonly number[];
   readonly members: readonly MemberNormalization[];
   readonly mean: number;

@@ -16,7 +16,7 @@ export const TrainScheduleConfigSchema = z.object({
 export type TrainScheduleConfig = z.infer<typeof TrainScheduleConfigSchema>;
 
 /** One optimizer step of a rollout step. */
-export interface TrainStep {
+interface TrainStep {
   /** Trainer ids of its rollouts, in schedule order; null on the legacy schedule (rows, not rollouts). */
   readonly rollouts: readonly string[] | null;
   /** Row positions (into the step's flattened rows) it trains; null on the legacy schedule. */

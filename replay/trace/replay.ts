@@ -14,7 +14,7 @@ import type { TitoModel } from '../../fakes/tokenizer/tito.ts';
  * agent metadata. The result has the shape of the conformance `expected` files.
  */
 
-export interface ReplayedSample {
+interface ReplayedSample {
   readonly tokens: number[];
   readonly loss_mask: number[] | null;
   readonly response_length: number;

@@ -9,9 +9,9 @@ import type { ReplayResult } from './replay.ts';
  * fall outside every completion span.
  */
 
-export type SpanTraining = 'full' | 'none' | 'partial' | 'beyond';
+type SpanTraining = 'full' | 'none' | 'partial' | 'beyond';
 
-export interface SampleStructure {
+interface SampleStructure {
   readonly leaf: number;
   readonly path: readonly number[];
   readonly status: string;

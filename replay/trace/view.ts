@@ -27,7 +27,7 @@ function renderTree(tree: TreeMetadata): string[] {
 }
 
 /** Token ids with every trained run wrapped in brackets. */
-export function markTrained(
+function markTrained(
   tokens: readonly number[],
   mask: readonly number[] | null,
   responseLength: number,

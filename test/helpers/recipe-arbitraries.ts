@@ -61,7 +61,7 @@ export const anyText = fc
   .map(([lead, body]) => lead + body)
   .filter((s) => !/[\0\n\r]/.test(s) && s.isWellFormed());
 
-export const nonEmptyText = anyText.filter((s) => s !== '');
+const nonEmptyText = anyText.filter((s) => s !== '');
 
 /** Either empty (the field's "derive it" or "omit it" value) or any text. */
 export const optionalText = fc.oneof(fc.constant(''), nonEmptyText);

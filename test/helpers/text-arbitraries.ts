@@ -6,7 +6,7 @@ import fc from 'fast-check';
  * classes instead: ASCII (controls, quote, backslash included), BMP non-ASCII, non-BMP (a surrogate
  * pair) and a lone surrogate. Two adjacent lone halves may pair up, which is text a client can send too.
  */
-export const textUnit: fc.Arbitrary<string> = fc.oneof(
+const textUnit: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)) },
   {
     weight: 2,

@@ -189,6 +189,8 @@ describe('client disconnects', () => {
     // done with it, so the assertions below cannot run before the backend could have been called.
     const started = server.events.next('request:start', (e) => e.path === url.pathname);
     const ended = server.events.next('request:end', (e) => e.path === url.pathname);
+    const answered: number[] = [];
+    const off = policy.events.on('chat:answered', (e) => answered.push(e.requestId));
     const req = httpRequest({
       host: url.hostname,
       port: url.port,
@@ -203,6 +205,8 @@ describe('client disconnects', () => {
     const end = await ended;
     // Nothing was answered: the client was gone before its body arrived.
     expect(end.status).toBeNull();
+    off();
+    expect(answered).toEqual([]);
     expect(policy.log.size).toBe(0);
     expect(await nodeCount(id)).toBe(0);
     expect(await healthy()).toBe(true);

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';
+import { awaitOutput } from '../helpers/cli-output.ts';
 import { startRecordingPolicy } from './recording-policy.ts';
 
 /**
@@ -34,15 +35,6 @@ interface ExpectedRequest {
 const expected = (id: string): ExpectedRequest[] =>
   JSON.parse(readFileSync(join(ROOT, 'expected', `${id}.requests.json`), 'utf8')) as ExpectedRequest[];
 
-async function waitForUrl(read: () => string): Promise<string> {
-  for (let i = 0; i < 2000; i += 1) {
-    const match = /listening (http:\/\/127\.0\.0\.1:\d+)\n/.exec(read());
-    if (match) return match[1] as string;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`harness serve harbor did not start: ${read()}`);
-}
-
 describe('Harbor golden scenario through `harness serve harbor`', () => {
   const controller = new AbortController();
   let url = '';
@@ -52,7 +44,7 @@ describe('Harbor golden scenario through `harness serve harbor`', () => {
   beforeAll(async () => {
     const io = captureIo({}, { signal: controller.signal });
     exit = main(['serve', 'harbor', '--episodes', join(ROOT, 'episodes')], io);
-    url = await waitForUrl(io.out);
+    url = (await awaitOutput(io, exit, /listening (http:\/\/127\.0\.0\.1:\d+)\n/))[1] as string;
     for (const id of SCENARIOS) {
       const policy = await startRecordingPolicy();
       const response = await fetch(`${url}/run`, {

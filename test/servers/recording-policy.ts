@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
  * It stands where Harbor's golden test puts its fake LLM server.
  */
 
-export interface RecordedRequest {
+interface RecordedRequest {
   readonly path: string;
   readonly body: Record<string, unknown>;
   readonly messages: ReadonlyArray<Record<string, unknown>>;

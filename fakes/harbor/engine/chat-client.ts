@@ -13,7 +13,7 @@ import type { ChatMessage } from './token-estimate.ts';
 export type PolicyDirective = Directive;
 
 /** LiteLLM's `_is_context_length_error` markers (spec §1.2), compared lower-case. */
-export const CONTEXT_LENGTH_MARKERS = [
+const CONTEXT_LENGTH_MARKERS = [
   'context length exceeded',
   'context_length_exceeded',
   'maximum context length',
@@ -28,7 +28,7 @@ export function isContextLengthMessage(text: string): boolean {
   return CONTEXT_LENGTH_MARKERS.some((marker) => lower.includes(marker));
 }
 
-export interface ChatUsage {
+interface ChatUsage {
   readonly promptTokens: number;
   readonly completionTokens: number;
 }

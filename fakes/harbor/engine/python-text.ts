@@ -5,7 +5,7 @@
  */
 
 /** `str.isspace()` (= `re`'s `\s` for str patterns): the characters CPython's `strip()` removes. */
-export const PY_WHITESPACE =
+const PY_WHITESPACE =
   '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 /** A regex class for CPython's `\s`. */
 export const PY_S = `[${PY_WHITESPACE}]`;
@@ -59,7 +59,7 @@ export class PythonIndexError extends Error {
 }
 
 /** `repr(float)` / `str(float)`: shortest round-trip digits, fixed notation for 1e-4 <= |x| < 1e16. */
-export function pyFloatRepr(value: number): string {
+function pyFloatRepr(value: number): string {
   if (Number.isNaN(value)) return 'nan';
   if (value === Number.POSITIVE_INFINITY) return 'inf';
   if (value === Number.NEGATIVE_INFINITY) return '-inf';

@@ -11,7 +11,7 @@ import { TmuxPane } from './tmux-pane.ts';
  */
 
 /** Terminus caps each observation at 10,000 bytes, keeping the first and last halves (spec §4). */
-export const OUTPUT_LIMIT_BYTES = 10_000;
+const OUTPUT_LIMIT_BYTES = 10_000;
 
 /** Short words, so a 2000-word observation stays under the 10,000-byte cap (about 4.5 bytes a word). */
 const FILLER_VOCABULARY = [
@@ -97,7 +97,7 @@ function keyActions(keys: string): KeyAction[] {
 }
 
 /** How many command lines a batch submits (each is answered by a fresh prompt). */
-export function submissionsIn(keystrokes: readonly string[]): number {
+function submissionsIn(keystrokes: readonly string[]): number {
   let count = 0;
   for (const keys of keystrokes)
     for (const action of keyActions(keys)) if (action.kind === 'submit') count += 1;

@@ -7,7 +7,7 @@
  * the next multiple of 8).
  */
 
-export const PANE_WIDTH = 160;
+const PANE_WIDTH = 160;
 export const PANE_HEIGHT = 40;
 
 export class TmuxPane {

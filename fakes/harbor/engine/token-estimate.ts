@@ -19,7 +19,7 @@ export function countWords(text: string | undefined): number {
   return count;
 }
 
-export function estimateMessageTokens(message: ChatMessage, tokensPerWord = 1): number {
+function estimateMessageTokens(message: ChatMessage, tokensPerWord = 1): number {
   const words = countWords(message.reasoning_content) + countWords(message.content);
   return 1 + Math.ceil(words * tokensPerWord);
 }

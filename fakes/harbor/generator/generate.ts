@@ -17,7 +17,7 @@ export interface GeneratedTask {
 }
 
 /** A task's difficulty and length, drawn from the seed and its name only. */
-export function taskProfile(seed: number, name: string, params: GeneratorParams): TaskProfile {
+function taskProfile(seed: number, name: string, params: GeneratorParams): TaskProfile {
   const rng = RandomSource.keyed(seed, 'task', name);
   const { unsolvable, trivial, a, b } = params.difficulty;
   const kind = rng.weighted([unsolvable, trivial, Math.max(0, 1 - unsolvable - trivial)]);

@@ -20,13 +20,7 @@ export interface TaskProfile {
 }
 
 /** How a rollout ends, as planned (the trial's exit status follows from it). */
-export type PlannedEnd =
-  | 'submitted'
-  | 'crash'
-  | 'policy_failure'
-  | 'first_turn_failure'
-  | 'timeout'
-  | 'truncation';
+type PlannedEnd = 'submitted' | 'crash' | 'policy_failure' | 'first_turn_failure' | 'timeout' | 'truncation';
 
 export interface PlannedRollout {
   readonly variant: Variant;

@@ -272,6 +272,207 @@ describe('samples wire codec', () => {
     expect(message(() => decodeSamples(length))).toMatch(/samples wire: sample 0: response_length /);
   });
 
+  /** The error a decode raises: its reason and its message (which must name what is wrong). */
+  function failure(fn: () => unknown): { reason: unknown; message: string } {
+    try {
+      fn();
+    } catch (error) {
+      if (!isHarnessError(error)) return { reason: `not a harness error: ${String(error)}`, message: '' };
+      return { reason: error.details.reason, message: error.message };
+    }
+    return { reason: 'no error', message: '' };
+  }
+  const metaBytes = (text: string | number[]) => (t: Map<string, Tensor>) => {
+    const bytes = typeof text === 'string' ? [...Buffer.from(text, 'utf8')] : text;
+    t.set(META_TENSOR, { dtype: 'U8', shape: [bytes.length], data: bytes });
+  };
+  const goodMeta = () => {
+    const t = decodeSafetensors(encodeSamples(reply([sample()])));
+    return JSON.parse(Buffer.from(t.get(META_TENSOR)!.data).toString('utf8')) as Record<string, unknown>;
+  };
+  const firstSample = (m: Record<string, unknown>) => (m.samples as Array<Record<string, unknown>>)[0]!;
+
+  it.each([
+    ['no meta tensor', (t: Map<string, Tensor>) => t.delete(META_TENSOR), 'meta', /missing _samples_meta/],
+    [
+      'a 2-D meta tensor',
+      (t: Map<string, Tensor>) => {
+        const data = [...Buffer.from(JSON.stringify(goodMeta()), 'utf8')];
+        t.set(META_TENSOR, { dtype: 'U8', shape: [1, data.length], data });
+      },
+      'meta',
+      /_samples_meta must be a 1-D U8 tensor/,
+    ],
+    [
+      'a meta tensor of another dtype',
+      (t: Map<string, Tensor>) => t.set(META_TENSOR, { dtype: 'I32', shape: [1], data: [0x7b] }),
+      'meta',
+      /_samples_meta must be a 1-D U8 tensor/,
+    ],
+    ['meta that is not JSON', metaBytes('{"samples": ['), 'meta', /_samples_meta is not UTF-8 JSON \(.+\)/],
+    [
+      'meta that is not UTF-8 (a 0xff byte inside a string)',
+      (t: Map<string, Tensor>) => {
+        const text = JSON.stringify({ ...goodMeta(), pad: 'XX' });
+        const bytes = [...Buffer.from(text, 'utf8')];
+        const at = bytes.indexOf(0x58);
+        bytes[at] = 0xff;
+        metaBytes(bytes)(t);
+      },
+      'meta',
+      /is not UTF-8 JSON/,
+    ],
+    ['meta that is a list', metaBytes('[]'), 'meta', /must hold \{samples/],
+    [
+      'meta whose samples are not a list',
+      metaBytes('{"samples": {}, "session_metadata": {}, "empty_reason": null}'),
+      'meta',
+      /must hold/,
+    ],
+    [
+      'meta without session_metadata',
+      metaBytes('{"samples": [], "empty_reason": null}'),
+      'meta',
+      /must hold/,
+    ],
+    [
+      'an unknown empty_reason',
+      metaBytes(JSON.stringify({ ...goodMeta(), empty_reason: 'bored' })),
+      'meta',
+      /invalid empty_reason "bored"/,
+    ],
+    [
+      'no empty_reason key',
+      metaBytes(
+        JSON.stringify({ samples: goodMeta().samples, session_metadata: goodMeta().session_metadata }),
+      ),
+      'meta',
+      /invalid empty_reason/,
+    ],
+    [
+      'a tree that is not tree metadata',
+      metaBytes(JSON.stringify({ ...goodMeta(), session_metadata: { tree: { nodes: 3 } } })),
+      'meta',
+      /session_metadata\.tree is not a tree metadata object/,
+    ],
+    [
+      'a sample meta that is not an object',
+      metaBytes(JSON.stringify({ ...goodMeta(), samples: [3] })),
+      'field',
+      /sample 0: meta is not an object/,
+    ],
+    [
+      'a missing JSON field',
+      (_t: Map<string, Tensor>, m: Record<string, unknown>) => {
+        delete firstSample(m).prefix_cache_info;
+      },
+      'field',
+      /sample 0: missing field prefix_cache_info/,
+    ],
+    [
+      'nulls that is not a list',
+      (_t: Map<string, Tensor>, m: Record<string, unknown>) => {
+        firstSample(m).nulls = 'tokens';
+      },
+      'nulls',
+      /sample 0: nulls must be a list of field names/,
+    ],
+    [
+      'nulls holding a non-string',
+      (_t: Map<string, Tensor>, m: Record<string, unknown>) => {
+        firstSample(m).nulls = ['rollout_routed_experts', 1];
+      },
+      'nulls',
+      /sample 0: nulls must be a list/,
+    ],
+    [
+      'nulls naming a JSON field',
+      (_t: Map<string, Tensor>, m: Record<string, unknown>) => {
+        (firstSample(m).nulls as string[]).push('reward');
+      },
+      'nulls',
+      /sample 0: nulls names non-tensor field reward/,
+    ],
+    [
+      'metadata that is not an object',
+      (_t: Map<string, Tensor>, m: Record<string, unknown>) => {
+        firstSample(m).metadata = 'x';
+      },
+      'metadata',
+      /sample 0: metadata is not an object/,
+    ],
+    [
+      'an unknown status',
+      (_t: Map<string, Tensor>, m: Record<string, unknown>) => {
+        firstSample(m).status = 'done';
+      },
+      'status',
+      /sample 0: invalid status "done"/,
+    ],
+    [
+      'a missing promised tensor',
+      (t: Map<string, Tensor>) => t.delete('loss_mask.0'),
+      'missing_tensor',
+      /sample 0: missing tensor loss_mask\.0/,
+    ],
+    [
+      'a tensor of the wrong dtype',
+      (t: Map<string, Tensor>) => t.set('tokens.0', { dtype: 'I32', shape: [5], data: [1, 2, 3, 10, 11] }),
+      'dtype',
+      /tensor tokens\.0: dtype I32, expected I64/,
+    ],
+    [
+      'a 2-D tokens tensor',
+      (t: Map<string, Tensor>) => t.set('tokens.0', { dtype: 'I64', shape: [1, 5], data: [1, 2, 3, 10, 11] }),
+      'shape',
+      /tensor tokens\.0: must be 1-D/,
+    ],
+    [
+      'a field of the wrong type',
+      (_t: Map<string, Tensor>, m: Record<string, unknown>) => {
+        firstSample(m).response_length = 'two';
+      },
+      'field',
+      /sample 0: response_length \S/,
+    ],
+    [
+      'a nested field of the wrong type',
+      (_t: Map<string, Tensor>, m: Record<string, unknown>) => {
+        firstSample(m).prefix_cache_info = { cached_tokens: 'x', total_prompt_tokens: 0 };
+      },
+      'field',
+      /sample 0: prefix_cache_info\.cached_tokens .*expected number/i,
+    ],
+    [
+      'an unreferenced tensor',
+      (t: Map<string, Tensor>) => t.set('tokens.1', { dtype: 'I64', shape: [1], data: [1] }),
+      'leftover_tensor',
+      /unreferenced tensor tokens\.1/,
+    ],
+  ])('names what is wrong in a reply with %s', (_name, edit, expectedReason, message) => {
+    const got = failure(() => decodeSamples(tamper(edit)));
+    expect(got.reason).toBe(expectedReason);
+    expect(got.message).toMatch(message);
+  });
+
+  it('encodes every int64 token and int32 replay value, and refuses what does not fit', () => {
+    const wide = sample({
+      tokens: [0, -5, 1000, 2 ** 53 - 1],
+      rollout_routed_experts: { shape: [2], data: [-(2 ** 31), 2 ** 31 - 1] },
+    });
+    expect(decodeSamples(encodeSamples(reply([wide]))).samples).toEqual([wide]);
+    expect(() => encodeSamples(reply([sample({ tokens: [2 ** 53] })]))).toThrow(
+      'tokens must be int64 values',
+    );
+    expect(() => encodeSamples(reply([sample({ tokens: [1.5] })]))).toThrow('tokens must be int64 values');
+    for (const bad of [1.5, -(2 ** 31) - 1])
+      expect(() =>
+        encodeSamples(reply([sample({ rollout_indexer_topk: { shape: [1], data: [bad] } })])),
+      ).toThrow('rollout_indexer_topk must already be int32');
+    expect(() => encodeSamples(reply([sample({ loss_mask: [256] })]))).toThrow('uint8');
+    expect(() => encodeSamples(reply([sample({ loss_mask: [0.5] })]))).toThrow('uint8');
+  });
+
   it('refuses malformed containers', () => {
     const good = encodeSamples(reply([sample()]));
     expect(reason(() => decodeSamples(good.slice(0, 5)))).toBe('container');

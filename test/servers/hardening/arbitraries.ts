@@ -6,7 +6,7 @@ import { wildJsonValue, wildString } from '../../helpers/text-arbitraries.ts';
  * (how CPython's `json.loads(bytes)` would see it), decided by construction, not by running a parser.
  */
 
-export type BodyClass =
+type BodyClass =
   /** No bytes at all (Miles reads it as `{}`). */
   | 'empty'
   /** Valid UTF-8 that is not JSON: it starts with `}`, so CPython fails at char 0. */
@@ -55,9 +55,7 @@ const wrongType = fc.oneof(
 );
 
 /** An object built from the route's own keys, each present or not, each of the right type or not. */
-export function objectOf(
-  fields: Record<string, fc.Arbitrary<unknown>>,
-): fc.Arbitrary<Record<string, unknown>> {
+function objectOf(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Record<string, unknown>> {
   const entries = Object.fromEntries(
     Object.entries(fields).map(([key, right]) => [key, fc.oneof({ weight: 2, arbitrary: right }, wrongType)]),
   );
@@ -107,17 +105,7 @@ export function bodies(options: {
 }
 
 /** Methods Node's parser passes to the handler (standard and WebDAV) and ones it rejects itself. */
-export const KNOWN_METHODS = [
-  'GET',
-  'POST',
-  'PUT',
-  'DELETE',
-  'PATCH',
-  'HEAD',
-  'OPTIONS',
-  'TRACE',
-  'PROPFIND',
-];
+const KNOWN_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND'];
 export const PARSER_REJECTED_METHODS = ['get', 'FOO', 'G ET'];
 
 export function methods(preferred: string): fc.Arbitrary<string> {

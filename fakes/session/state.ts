@@ -27,8 +27,8 @@ export class SessionState {
     return pathNodes(this.activeLeaf).map((n) => n.record);
   }
 
-  activeTokenIds(): readonly number[] {
-    return this.activeLeaf?.tokenIds ?? [];
+  activeTokenIds(): number[] {
+    return this.activeLeaf?.tokens.toArray() ?? [];
   }
 }
 
@@ -73,7 +73,7 @@ export function preparePretokenized(
   if (attach === null) return family.renderPrompt(messages, kwargs);
   const suffix = messages.slice(attach.depth);
   validateSuffixRoles(family, suffix);
-  return family.mergeTokens(attach.tokenIds, suffix, kwargs);
+  return family.mergeTokens(attach.tokens.toArray(), suffix, kwargs);
 }
 
 export interface Generation {
@@ -113,7 +113,7 @@ export function commitGeneration(state: SessionState, gen: Generation): Trajecto
   const all = gen.promptIds.concat(gen.completionIds);
   const parent = gen.attachParent;
   assertPretokenizedPrefix(
-    parent?.tokenIds ?? [],
+    parent?.tokens.toArray() ?? [],
     all,
     gen.maxTrimTokens,
     gen.requestMessages,

@@ -39,10 +39,11 @@ export class TokenSnapshot {
   slice(start: number, end: number): number[] {
     const from = Math.max(0, Math.min(start, this.length));
     const to = Math.max(from, Math.min(end, this.length));
-    const out: number[] = [];
+    // Sized up front: at 32k ids, growing by push costs twice the copy.
+    const out = new Array<number>(to - from);
     for (const [ids, offset, segStart, segEnd] of this.segments(to)) {
       const a = Math.max(segStart, from);
-      for (let i = a; i < segEnd; i++) out.push(ids[i - offset] as number);
+      for (let i = a; i < segEnd; i++) out[i - from] = ids[i - offset] as number;
     }
     return out;
   }

@@ -68,7 +68,7 @@ describe('one turn’s sample', () => {
   ])('finish_reason %s gives status %s', (finish, status) => {
     const tree = new SessionTree();
     const leaf = addTurn(tree, null, { prompt: [1, 2], output: [10, 11], finish });
-    expect(computeTurnSamples([leaf.record], leaf.tokenIds, 0, decode)[0]!.status).toBe(status);
+    expect(computeTurnSamples([leaf.record], leaf.tokens.toArray(), 0, decode)[0]!.status).toBe(status);
   });
 
   it('reads latency, cache counts and weight version from meta_info, defaulting what is absent', () => {
@@ -124,7 +124,7 @@ describe('one turn’s sample', () => {
     const tree = new SessionTree();
     const n0 = addTurn(tree, null, { prompt: [1, 2, 3], output: [10, 99] });
     const n1 = addTurn(tree, n0, { prompt: [1, 2, 3, 10, 4], output: [20] });
-    const turns = computeTurnSamples([n0.record, n1.record], n1.tokenIds, 1, decode);
+    const turns = computeTurnSamples([n0.record, n1.record], n1.tokens.toArray(), 1, decode);
     expect(turns.map((t) => [t.response, t.response_length, t.loss_mask, t.rollout_log_probs])).toEqual([
       ['10', 1, [1], [-0.1]],
       ['20', 1, [1], [-0.2]],
@@ -137,7 +137,9 @@ describe('one turn’s sample', () => {
     const tree = new SessionTree();
     const n0 = addTurn(tree, null, { prompt: [1, 2, 3], output: [7, 10, 98, 99] });
     const n1 = addTurn(tree, n0, { prompt: [1, 2, 3, 7, 10, 4, 5, 6], output: [20] });
-    expect(thrown(() => computeTurnSamples([n0.record, n1.record], n1.tokenIds, 1, decode)).message).toBe(
+    expect(
+      thrown(() => computeTurnSamples([n0.record, n1.record], n1.tokens.toArray(), 1, decode)).message,
+    ).toBe(
       'trim_count 2 exceeds allowed=1 (is_last=False, max_trim_tokens=1); output_ids[-3:]=[10, 98, 99], accumulated[cursor:cursor+3]=[7, 10, 4]',
     );
     const last = thrown(() => computeTurnSamples([n0.record], [1, 2, 3, 7, 10, 98], 5, decode));
@@ -153,7 +155,7 @@ describe('truncation and the fold', () => {
     const tree = new SessionTree();
     const n0 = addTurn(tree, null, { prompt: [1, 2, 3], output: [10, 11] });
     const n1 = addTurn(tree, n0, { prompt: [1, 2, 3, 10, 11, 20, 21], output: [30, 31] });
-    return computeTurnSamples([n0.record, n1.record], n1.tokenIds, 0, decode);
+    return computeTurnSamples([n0.record, n1.record], n1.tokens.toArray(), 0, decode);
   }
 
   it('keeps a turn that exactly fills max_seq_len untouched', () => {
@@ -244,9 +246,9 @@ describe('a leaf’s sample', () => {
     const text = family.tokenizer.decode;
     expect(sample!.response).toBe(text([10, 11]) + text([20]) + text([30]) + text([40]) + text([50]));
     const snapshot = sample!.metadata.accumulated_token_ids as number[];
-    expect(snapshot).toEqual(n2.tokenIds);
+    expect(snapshot).toEqual(n2.tokens.toArray());
     snapshot.push(0);
-    expect(n2.tokenIds).toHaveLength(9);
+    expect(n2.tokens.toArray()).toHaveLength(9);
   });
 
   it('carries tito_session_mismatch only when there is something to compare', () => {

@@ -89,7 +89,7 @@ describe('per-leaf assembly', () => {
     const cut = addTurn(tree, null, { prompt: [1, 2, 3], output: [10, 11], finish: 'abort' });
     addTurn(tree, cut, { prompt: [1, 2, 3, 10, 11, 20], output: [30, 5] });
     const [sample] = buildLeafMaterial(tree, family, null);
-    expect(sample!.tokens).toEqual(cut.tokenIds);
+    expect(sample!.tokens).toEqual(cut.tokens.toArray());
     expect(sample!.status).toBe('aborted');
   });
 });
@@ -134,12 +134,12 @@ describe('trailing-token trim (STOP = 99, max_trim_tokens 1)', () => {
     const n0 = addTurn(tree, null, { prompt: [1, 2, 3], output: [10, 11] });
     const broken = addTurn(tree, n0, { prompt: [1, 2, 3, 99, 99, 20, 21], output: [30, 31] });
     // Each turn assembled against its own snapshot, so only the merge sees the break.
-    const turns = [n0, broken].flatMap((n) => computeTurnSamples([n.record], n.tokenIds, 0, decode));
+    const turns = [n0, broken].flatMap((n) => computeTurnSamples([n.record], n.tokens.toArray(), 0, decode));
     expect(() => mergeTurnSamples(turns, decode)).toThrow('b.tokens must start with a.tokens');
     const tree2 = new SessionTree();
     const m0 = addTurn(tree2, null, { prompt: [1, 2, 3], output: [10, 11] });
     const noObs = addTurn(tree2, m0, { prompt: [1, 2, 3, 10, 11], output: [30, 31] });
-    const turns2 = computeTurnSamples([m0.record, noObs.record], noObs.tokenIds, 0, decode);
+    const turns2 = computeTurnSamples([m0.record, noObs.record], noObs.tokens.toArray(), 0, decode);
     expect(() => mergeTurnSamples(turns2, decode)).toThrow('obs_len must be > 0, got 0');
   });
 });

@@ -402,16 +402,17 @@ export function buildLeafMaterial(
   const out: WireSample[] = [];
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);
-    let turns = computeTurnPieces(records, leaf.tokenIds, family.maxTrimTokens, decode);
+    const leafIds = leaf.tokens.toArray();
+    let turns = computeTurnPieces(records, leafIds, family.maxTrimTokens, decode);
     if (maxSeqLen !== null) turns = truncatePieces(turns, maxSeqLen, decode);
     if (turns.length === 0) continue;
     const sample = toWireSample(mergeTurnPieces(turns, decode));
     sample.metadata = {
       ...sample.metadata,
-      accumulated_token_ids: leaf.tokenIds.slice(),
+      accumulated_token_ids: leafIds.slice(),
       leaf: leafRef(leaf),
     };
-    const mismatch = computeSessionMismatch(family, pathMessages(leaf), leaf.tokenIds);
+    const mismatch = computeSessionMismatch(family, pathMessages(leaf), leafIds);
     if (mismatch !== null) sample.metadata.tito_session_mismatch = mismatch;
     out.push(sample);
   }

@@ -196,7 +196,7 @@ export async function handleChat(config: ChatConfig, chat: IncomingChat): Promis
         finishReason: pythonTruthy(finish) ? String(finish) : '',
         maxTrimTokens: config.family.maxTrimTokens,
       });
-      promptIdsFromSnapshot(record.request, node.tokenIds, node.completionSpan[0]);
+      promptIdsFromSnapshot(record.request, node.tokens, node.completionSpan[0]);
       config.onCommitted?.(state.id, node.seq);
     } catch (error) {
       // The node cap is Miles' unhandled ValueError: a plain 500, like any other crash here.

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pythonJsonDumps } from '../../common/python-json.ts';
 import { promptIdsFromSnapshot, shareEarlierMessages } from './record.ts';
+import { TokenSnapshot } from './token-snapshot.ts';
 
 /** The records' memory savings must not change a byte of what GET /sessions/{id} prints. */
 
@@ -22,7 +23,8 @@ describe('promptIdsFromSnapshot', () => {
       fc.property(
         fc.array(fc.nat({ max: 200_000 }), { maxLength: 30 }),
         fc.array(fc.nat({ max: 200_000 }), { maxLength: 10 }),
-        (prompt, completion) => {
+        fc.nat({ max: 30 }),
+        (prompt, completion, shared) => {
           const request: Record<string, unknown> = {
             model: 'm',
             messages: [],
@@ -30,7 +32,9 @@ describe('promptIdsFromSnapshot', () => {
             logprobs: true,
           };
           const before = pythonJsonDumps(request);
-          promptIdsFromSnapshot(request, Object.freeze(prompt.concat(completion)), prompt.length);
+          // The snapshot shares its first ids with a parent's, as a node's does.
+          const parent = TokenSnapshot.of(prompt.slice(0, shared));
+          promptIdsFromSnapshot(request, TokenSnapshot.of(prompt.concat(completion), parent), prompt.length);
           expect(pythonJsonDumps(request)).toBe(before);
           expect(JSON.stringify(request)).toBe(JSON.stringify({ ...request }));
           expect(Object.keys(request)).toEqual(['model', 'messages', 'input_ids', 'logprobs']);

@@ -1,3 +1,5 @@
+import type { TokenSnapshot } from './token-snapshot.ts';
+
 /**
  * One committed generation as Miles stores it (`SessionRecord`, radixark/miles@31f1ca96
  * miles/rollout/session/types.py), in the key order GET /sessions/{id} prints.
@@ -23,13 +25,13 @@ export interface SessionRecord {
  */
 
 /**
- * Turns `request.input_ids` into a getter over the committed node's snapshot (`tokenIds` starts with the
+ * Turns `request.input_ids` into a getter over the committed node's snapshot (`tokens` starts with the
  * prompt), in the same key position, so the record holds no second copy of the prompt. Each read gives
- * a fresh array equal to the prompt sent.
+ * a fresh plain array equal to the prompt sent (a list when printed, never a typed array).
  */
 export function promptIdsFromSnapshot(
   request: Record<string, unknown>,
-  snapshot: readonly number[],
+  snapshot: TokenSnapshot,
   promptLength: number,
 ): void {
   if (!Array.isArray(request.input_ids) || request.input_ids.length !== promptLength) return;

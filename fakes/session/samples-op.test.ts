@@ -78,7 +78,7 @@ describe('drop_retries picker', () => {
     const { state, retry } = retryShape();
     const reply = collect(state);
     expect(reply.samples.map(leafOf)).toEqual([2]);
-    expect(reply.samples[0]!.tokens).toEqual(retry.tokenIds);
+    expect(reply.samples[0]!.tokens).toEqual(retry.tokens.toArray());
   });
 
   it('keeps a deep abandoned branch, orders deepest first, and masks shared spans in the later leaf', () => {

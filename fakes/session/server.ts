@@ -225,7 +225,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     let tokens = 0;
     for (const state of sessions.values()) {
       nodes += state.tree.nodes.length;
-      for (const node of state.tree.nodes) tokens += node.tokenIds.length;
+      for (const node of state.tree.nodes) tokens += node.tokens.length;
     }
     const memory = process.memoryUsage();
     return {

@@ -15,10 +15,10 @@ export function buildSessionMetadata(state: SessionState, family: TitoFamily): S
   const out: Record<string, unknown> = {};
   const leaf = state.activeLeaf;
   if (leaf !== null) {
-    const mismatch = computeSessionMismatch(family, pathMessages(leaf), leaf.tokenIds);
+    const mismatch = computeSessionMismatch(family, pathMessages(leaf), leaf.tokens.toArray());
     if (mismatch !== null) out.tito_session_mismatch = mismatch;
   }
-  out.accumulated_token_ids = state.activeTokenIds().slice();
+  out.accumulated_token_ids = state.activeTokenIds();
   out.max_trim_tokens = family.maxTrimTokens;
   const tree = state.tree.metadata();
   return Object.assign(out, { tree });

@@ -3,6 +3,7 @@ import type { TemplateKwargs, TitoFamily } from '../tokenizer/tito.ts';
 import { jsonError } from './errors.ts';
 import { AsyncLock } from './lock.ts';
 import type { SessionRecord } from './record.ts';
+import { TokenSnapshot } from './token-snapshot.ts';
 import { isTruncated, pathNodes, SessionTree, type TrajectoryNode } from './tree.ts';
 
 /**
@@ -27,8 +28,8 @@ export class SessionState {
     return pathNodes(this.activeLeaf).map((n) => n.record);
   }
 
-  activeTokenIds(): readonly number[] {
-    return this.activeLeaf?.tokenIds ?? [];
+  activeTokenIds(): number[] {
+    return this.activeLeaf?.tokens.toArray() ?? [];
   }
 }
 
@@ -73,7 +74,7 @@ export function preparePretokenized(
   if (attach === null) return family.renderPrompt(messages, kwargs);
   const suffix = messages.slice(attach.depth);
   validateSuffixRoles(family, suffix);
-  return family.mergeTokens(attach.tokenIds, suffix, kwargs);
+  return family.mergeTokens(attach.tokens.toArray(), suffix, kwargs);
 }
 
 export interface Generation {
@@ -91,7 +92,7 @@ export interface Generation {
 
 /** `assert_pretokenized_prefix`: a `TokenizationError`, answered as a 500 JSON. */
 export function assertPretokenizedPrefix(
-  stored: readonly number[],
+  stored: readonly number[] | TokenSnapshot,
   all: readonly number[],
   maxTrimTokens: number,
   requestMessages: readonly unknown[],
@@ -100,7 +101,8 @@ export function assertPretokenizedPrefix(
   const checkLen = stored.length - maxTrimTokens;
   if (stored.length === 0 || checkLen <= 0) return;
   let i = 0;
-  while (i < checkLen && i < all.length && stored[i] === all[i]) i += 1;
+  if (stored instanceof TokenSnapshot) i = Math.min(stored.commonPrefixLength(all), checkLen);
+  else while (i < checkLen && i < all.length && stored[i] === all[i]) i += 1;
   if (i === checkLen) return;
   throw jsonError(
     500,
@@ -113,7 +115,7 @@ export function commitGeneration(state: SessionState, gen: Generation): Trajecto
   const all = gen.promptIds.concat(gen.completionIds);
   const parent = gen.attachParent;
   assertPretokenizedPrefix(
-    parent?.tokenIds ?? [],
+    parent?.tokens ?? [],
     all,
     gen.maxTrimTokens,
     gen.requestMessages,

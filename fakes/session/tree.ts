@@ -1,6 +1,7 @@
 import type { TreeMetadata } from '../../contracts/wire-sample.ts';
 import { strictMessageKey } from './matcher.ts';
 import type { SessionRecord } from './record.ts';
+import { TokenSnapshot } from './token-snapshot.ts';
 
 /**
  * The trajectory tree of one v2 session (radixark/miles@31f1ca96
@@ -43,11 +44,11 @@ export interface TrajectoryNode {
   /** The client's unmatched suffix messages, then the raw backend assistant message. Never empty. */
   readonly deltaMessages: readonly unknown[];
   /**
-   * Root→node snapshot: prompt ids then completion ids. The node keeps the array it was given, frozen,
-   * instead of a copy: at 32k-token contexts a second copy per node is most of a session's memory.
+   * Root→node snapshot: prompt ids then completion ids, sharing its parent's ids where they agree
+   * (token-snapshot.ts: at 32k-token contexts the per-node snapshots were most of a session's memory).
    */
-  readonly tokenIds: readonly number[];
-  /** Half-open `[start, end)` of the completion in `tokenIds`. */
+  readonly tokens: TokenSnapshot;
+  /** Half-open `[start, end)` of the completion in `tokens`. */
   readonly completionSpan: readonly [number, number];
   readonly committedAt: number;
   /** The response `id`; `""` when absent, `null` when the backend sent null. */
@@ -65,8 +66,11 @@ export function isTruncated(node: TrajectoryNode): boolean {
   return node.finishReason === 'length';
 }
 
-/** What a commit supplies; the tree derives `seq`, `children`, `depth` and `trie`. */
-export type NewNode = Omit<TrajectoryNode, 'seq' | 'children' | 'depth' | 'trie'>;
+/** What a commit supplies; the tree derives `seq`, `children`, `depth`, `trie` and the stored `tokens`. */
+export type NewNode = Omit<TrajectoryNode, 'seq' | 'children' | 'depth' | 'trie' | 'tokens'> & {
+  /** Root→node ids; the node stores them as a `TokenSnapshot` and keeps no reference to this array. */
+  readonly tokenIds: readonly number[];
+};
 
 export interface AttachPoint {
   /** The eligible node with the most matched messages (ties: larger seq), or null for a new root. */
@@ -119,7 +123,7 @@ export class SessionTree {
       parent: spec.parent,
       children: [],
       deltaMessages: [...spec.deltaMessages],
-      tokenIds: Object.freeze(spec.tokenIds),
+      tokens: TokenSnapshot.of(spec.tokenIds, spec.parent?.tokens ?? null),
       completionSpan: [spec.completionSpan[0], spec.completionSpan[1]],
       committedAt: spec.committedAt,
       responseId: spec.responseId,
@@ -148,7 +152,7 @@ export class SessionTree {
         truncated: isTruncated(n),
         committed_at: n.committedAt,
         completion_span: [n.completionSpan[0], n.completionSpan[1]],
-        num_tokens: n.tokenIds.length,
+        num_tokens: n.tokens.length,
         response_id: n.responseId,
       })),
       leaves: this.leaves().map((n) => ({ node_id: n.seq, path_node_ids: pathNodes(n).map((p) => p.seq) })),

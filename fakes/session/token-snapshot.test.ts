@@ -1,0 +1,81 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { pythonJsonDumps } from '../../common/python-json.ts';
+import { TokenSnapshot } from './token-snapshot.ts';
+
+/**
+ * The oracle is the plain array each snapshot was built from: a chain of snapshots, each sharing some
+ * prefix of its parent's ids, must read back exactly (same numbers, `-0` and floats included) and print
+ * the same JSON.
+ */
+
+// Mostly 32-bit ids (the typed-array tails), sometimes values an Int32Array would change.
+const id = fc.oneof(
+  { weight: 8, arbitrary: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }) },
+  { weight: 1, arbitrary: fc.constantFrom(-0, 0.5, 2 ** 31, -(2 ** 31) - 1, 2 ** 53, 1e300, 151_643) },
+);
+// Each step: how many of the previous ids to keep (clamped), then the new ids.
+const chain = fc.array(fc.tuple(fc.nat({ max: 60 }), fc.array(id, { maxLength: 25 })), {
+  minLength: 1,
+  maxLength: 8,
+});
+
+function build(steps: Array<[number, number[]]>): Array<{ ids: number[]; snapshot: TokenSnapshot }> {
+  const out: Array<{ ids: number[]; snapshot: TokenSnapshot }> = [];
+  let prev: { ids: number[]; snapshot: TokenSnapshot } | null = null;
+  for (const [keep, more] of steps) {
+    const ids: number[] = [...(prev?.ids.slice(0, keep) ?? []), ...more];
+    const snapshot = TokenSnapshot.of(ids, prev?.snapshot ?? null);
+    out.push({ ids, snapshot });
+    prev = { ids, snapshot };
+  }
+  return out;
+}
+
+const sameIds = (a: readonly number[], b: readonly number[]) =>
+  a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+
+describe('TokenSnapshot', () => {
+  it('reads back every snapshot of a chain exactly, as a plain array that prints the same JSON', () => {
+    fc.assert(
+      fc.property(chain, (steps) => {
+        for (const { ids, snapshot } of build(steps)) {
+          const back = snapshot.toArray();
+          expect(Array.isArray(back)).toBe(true);
+          expect(snapshot.length).toBe(ids.length);
+          expect(sameIds(back, ids)).toBe(true);
+          expect(pythonJsonDumps({ input_ids: back })).toBe(pythonJsonDumps({ input_ids: ids }));
+        }
+      }),
+    );
+  });
+
+  it('slices like Array.prototype.slice and finds the common prefix a plain === scan finds', () => {
+    fc.assert(
+      fc.property(
+        chain,
+        fc.nat({ max: 200 }),
+        fc.nat({ max: 200 }),
+        fc.array(id, { maxLength: 80 }),
+        (steps, a, b, other) => {
+          const { ids, snapshot } = build(steps).at(-1)!;
+          expect(sameIds(snapshot.slice(a, b), ids.slice(a, b))).toBe(true);
+          // A probe that starts with some of the ids, so long common prefixes occur.
+          const probe = [...ids.slice(0, a), ...other];
+          let expected = 0;
+          while (expected < Math.min(ids.length, probe.length) && ids[expected] === probe[expected])
+            expected++;
+          expect(snapshot.commonPrefixLength(probe)).toBe(expected);
+        },
+      ),
+    );
+  });
+
+  it('keeps no reference to the array it was built from', () => {
+    const ids = [1, 2, 3];
+    const snapshot = TokenSnapshot.of(ids);
+    ids[0] = 7;
+    ids.push(4);
+    expect(snapshot.toArray()).toEqual([1, 2, 3]);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * A node's root→node token snapshot, stored compactly (memory only: every reader gets the same ids as a
+ * plain array). Miles keeps `token_ids` per node; in a session that re-sends its history each turn, a
+ * node's snapshot is its parent's snapshot (or most of it: a family's junction may drop trailing ids)
+ * plus the new prompt suffix and completion, so a snapshot keeps the first `baseLength` ids of its
+ * parent's by reference and only its own tail. The tail is an `Int32Array` (4 bytes an id instead of a
+ * V8 array's 8) when every id is a 32-bit integer; any other number the backend sent (a float, a huge
+ * value, `-0`) keeps the tail as a frozen plain array so it prints exactly as received.
+ * docs/performance.md "Memory".
+ */
+export class TokenSnapshot {
+  readonly length: number;
+  /** The snapshot whose first `baseLength` ids come first; null when nothing is shared. */
+  private readonly base: TokenSnapshot | null;
+  private readonly baseLength: number;
+  private readonly tail: Int32Array | readonly number[];
+
+  private constructor(base: TokenSnapshot | null, baseLength: number, tail: Int32Array | readonly number[]) {
+    this.base = base;
+    this.baseLength = baseLength;
+    this.tail = tail;
+    this.length = baseLength + tail.length;
+  }
+
+  static readonly empty = new TokenSnapshot(null, 0, new Int32Array(0));
+
+  /** `ids` as a snapshot sharing the longest common prefix with `parent` (copies `ids`; never keeps it). */
+  static of(ids: readonly number[], parent: TokenSnapshot | null = null): TokenSnapshot {
+    const shared = parent === null ? 0 : parent.commonPrefixLength(ids);
+    return new TokenSnapshot(shared === 0 ? null : parent, shared, compactTail(ids, shared));
+  }
+
+  /** The ids as a fresh plain array. */
+  toArray(): number[] {
+    return this.slice(0, this.length);
+  }
+
+  /** `ids[start:end]` as a fresh plain array (bounds clamped like `Array.prototype.slice` with non-negatives). */
+  slice(start: number, end: number): number[] {
+    const from = Math.max(0, Math.min(start, this.length));
+    const to = Math.max(from, Math.min(end, this.length));
+    // Sized up front: at 32k ids, growing by push costs twice the copy.
+    const out = new Array<number>(to - from);
+    for (const [ids, offset, segStart, segEnd] of this.segments(to)) {
+      const a = Math.max(segStart, from);
+      for (let i = a; i < segEnd; i++) out[i - from] = ids[i - offset] as number;
+    }
+    return out;
+  }
+
+  /** How many leading ids of `ids` equal this snapshot's, with `===` as a plain array would compare. */
+  commonPrefixLength(ids: readonly number[]): number {
+    const limit = Math.min(this.length, ids.length);
+    for (const [seg, offset, segStart, segEnd] of this.segments(limit)) {
+      for (let i = segStart; i < segEnd; i++) if (seg[i - offset] !== ids[i]) return i;
+    }
+    return limit;
+  }
+
+  /**
+   * The stored pieces covering `[0, end)` in order: `[ids, offset, start, end]`, position `i` of the
+   * snapshot being `ids[i - offset]` for `start <= i < end`. Iterative: a chain is as long as the path.
+   */
+  private segments(end: number): Array<[Int32Array | readonly number[], number, number, number]> {
+    const out: Array<[Int32Array | readonly number[], number, number, number]> = [];
+    let limit = end;
+    for (let s: TokenSnapshot | null = this; s !== null && limit > 0; s = s.base) {
+      if (limit > s.baseLength) out.push([s.tail, s.baseLength, s.baseLength, limit]);
+      limit = Math.min(limit, s.baseLength);
+    }
+    return out.reverse();
+  }
+}
+
+function compactTail(ids: readonly number[], from: number): Int32Array | readonly number[] {
+  const n = ids.length - from;
+  const tail = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const id: unknown = ids[from + i];
+    // `(id | 0) === id` holds exactly for 32-bit integers (and -0, which the array must keep).
+    if (typeof id !== 'number' || (id | 0) !== id || Object.is(id, -0)) return Object.freeze(ids.slice(from));
+    tail[i] = id;
+  }
+  return tail;
+}

@@ -274,10 +274,15 @@ describe('pythonJsonDumps fast path', () => {
     ),
   }));
 
-  it('hands compact non-ASCII subtrees to JSON.stringify only when the bytes stay the same', () => {
-    const options: PythonDumpsOptions = { ensureAscii: false, separators: [',', ':'] };
+  // Compact or Python's default separators, ASCII-escaped or not: the four layouts handed to JSON.stringify.
+  const nativeOptions = fc.record({
+    ensureAscii: fc.boolean(),
+    separators: fc.constantFrom<readonly [string, string]>([',', ':'], [', ', ': ']),
+  });
+
+  it('hands subtrees to JSON.stringify only when the bytes stay the same', () => {
     fc.assert(
-      fc.property(edgy, (value) => {
+      fc.property(edgy, nativeOptions, (value, options) => {
         expect(outcome(() => pythonJsonDumps(value, options))).toEqual(
           outcome(() => faithfulJsonDumps(value, options)),
         );

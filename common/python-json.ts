@@ -232,12 +232,17 @@ export function pythonJsonDumps(value: unknown, options: PythonDumpsOptions = {}
   const allowNan = options.allowNan ?? true;
   const sortKeys = options.sortKeys === true;
   const out: string[] = [];
-  // Compact and non-ASCII kept is JSON.stringify's own format: a subtree it writes byte for byte as
-  // CPython does goes to it whole (the samples meta and Starlette answers are mostly such subtrees).
-  const native = !ensureAscii && !sortKeys && itemSep === ',' && keySep === ':';
+  // A subtree JSON.stringify writes byte for byte as CPython does (numbers, strings and containers it
+  // prints alike) goes to it whole, in the two separator styles it can give: compact (its own format),
+  // or Python's default (the forwarded chat body), see `nativeDefaultSeparators`.
+  const compact = itemSep === ',' && keySep === ':';
+  const spaced = itemSep === ', ' && keySep === ': ';
+  const native = !sortKeys && (compact || spaced);
   const write = (v: unknown): void => {
     if (native && typeof v === 'object' && v !== null && stringifiesAsPython(v)) {
-      out.push(JSON.stringify(v));
+      const text = compact ? JSON.stringify(v) : nativeDefaultSeparators(v);
+      // Non-ASCII units only stand inside strings, so escaping them all is `ensure_ascii`.
+      out.push(ensureAscii && NOT_ASCII.test(text) ? text.replace(NOT_ASCII_ALL, escapeUnit) : text);
       return;
     }
     if (v === null || v === undefined) out.push('null');
@@ -301,6 +306,18 @@ function stringifiesAsPython(v: unknown): boolean {
   }
   return true;
 }
+
+/**
+ * `JSON.stringify` with Python's default `", "`/`": "` separators: indented by one space it writes
+ * `": "` between key and value and a newline plus indentation around every item; a raw newline never
+ * stands inside a string (escaped as `\n`), so dropping each newline with its indentation, and
+ * turning `",\n"` into `", "`, leaves exactly CPython's layout (empty containers stay `[]` and `{}`).
+ */
+function nativeDefaultSeparators(v: object): string {
+  return JSON.stringify(v, null, 1).replace(NEWLINE_AFTER_COMMA, ', ').replace(NEWLINE, '');
+}
+const NEWLINE_AFTER_COMMA = /,\n */g;
+const NEWLINE = /\n */g;
 
 /** Integers `String()` writes as Python does (not -0, below 1e16), so the array joins as it is. */
 function isPlainIntArray(v: readonly unknown[]): v is number[] {

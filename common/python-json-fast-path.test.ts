@@ -147,6 +147,19 @@ describe('pythonJsonLoads fast path', () => {
     expect(fastHits).toBeGreaterThanOrEqual(100);
   });
 
+  it('gives the faithful parser’s value with keepFloats too, on any document', () => {
+    let nativeHits = 0;
+    fc.assert(
+      fc.property(documentDoc, ({ text }) => {
+        const faithful = outcome(() => faithfulJsonLoads(text, { keepFloats: true }), fingerprint);
+        expect(outcome(() => pythonJsonLoads(text, { keepFloats: true }), fingerprint)).toEqual(faithful);
+        if (!/\d[.eE]/.test(text) && outcome(() => JSON.parse(text)).ok) nativeHits += 1;
+      }),
+      { numRuns: 400 },
+    );
+    expect(nativeHits).toBeGreaterThanOrEqual(40);
+  });
+
   it('keeps a number spelt with a fraction or an exponent a float (keepFloats)', () => {
     // The spellings that make a float, and the ones that do not.
     const floats = pythonJsonLoads('[1.0, 1e3, 2E-2, -0.5, 1, -0, 10]', { keepFloats: true }) as unknown[];

@@ -27,6 +27,7 @@ function codePointIndex(doc: string, utf16Index: number): number {
   return [...doc.slice(0, utf16Index)].length;
 }
 
+const FLOAT_SPELLING = /\d[.eE]/;
 const WS = new Set([' ', '\t', '\n', '\r']);
 // Sticky: matched in place at `lastIndex`, so a number is read whole without slicing the document.
 const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
@@ -42,12 +43,14 @@ const SIMPLE_ESCAPES: ReadonlySet<string> = new Set(['"', '\\', '/', 'b', 'f', '
  * with the same values (same number conversion, last duplicate wins in the first key's place, own
  * `__proto__` keys, escapes and lone surrogates kept as code units). What it rejects (NaN, Infinity,
  * any syntax error) goes to the faithful parser, which accepts CPython's extensions or throws CPython's
- * error text. `keepFloats` needs the number's spelling, so it always takes the faithful parser (whose
- * strings are read a run at a time: a chat body is mostly message text).
+ * error text. `keepFloats` needs the number's spelling, so it takes the faithful parser (whose strings
+ * are read a run at a time: a chat body is mostly message text) unless the document cannot hold a float.
  * Property-tested against the faithful parser in python-json-fast-path.test.ts.
  */
 export function pythonJsonLoads(doc: string, options: PythonLoadsOptions = {}): unknown {
-  if (options.keepFloats === true) return faithfulJsonLoads(doc, options);
+  // A number spelt as a float has a digit right before its `.`, `e` or `E`: a document without that
+  // anywhere (strings included) has no float to keep, so keepFloats changes nothing.
+  if (options.keepFloats === true && FLOAT_SPELLING.test(doc)) return faithfulJsonLoads(doc, options);
   try {
     return JSON.parse(doc);
   } catch {

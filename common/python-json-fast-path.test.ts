@@ -160,6 +160,17 @@ describe('pythonJsonLoads fast path', () => {
     expect(nativeHits).toBeGreaterThanOrEqual(40);
   });
 
+  it('sees a float between strings that end in escaped quotes or backslashes (keepFloats)', () => {
+    // A string scan that stopped at an escaped quote would take `, 1.5, ` for string text.
+    for (const text of ['["\\"", 1.5, "x"]', '["\\\\", 2e3, "\\\\\\""]', '{"k\\"": 0.5, "v": "\\""}']) {
+      const value = pythonJsonLoads(text, { keepFloats: true }) as Record<string, unknown>;
+      expect(
+        Object.values(value).some((v) => v instanceof PythonFloat),
+        text,
+      ).toBe(true);
+    }
+  });
+
   it('keeps a number spelt with a fraction or an exponent a float (keepFloats)', () => {
     // The spellings that make a float, and the ones that do not.
     const floats = pythonJsonLoads('[1.0, 1e3, 2E-2, -0.5, 1, -0, 10]', { keepFloats: true }) as unknown[];
@@ -287,10 +298,10 @@ describe('pythonJsonDumps fast path', () => {
     ),
   }));
 
-  // Compact or Python's default separators, ASCII-escaped or not: the four layouts handed to JSON.stringify.
+  // Compact (handed to JSON.stringify) or not, ASCII-escaped or not.
   const nativeOptions = fc.record({
     ensureAscii: fc.boolean(),
-    separators: fc.constantFrom<readonly [string, string]>([',', ':'], [', ', ': ']),
+    separators: fc.constantFrom<readonly [string, string]>([',', ':'], [', ', ': '], [',', ': ']),
   });
 
   it('hands subtrees to JSON.stringify only when the bytes stay the same', () => {

@@ -93,3 +93,60 @@ it('prints every double as repr(float) does', () => {
   );
   expect(values.map(pythonFloatRepr)).toEqual(expected);
 });
+
+// Values a chat body carries (nested messages, ids, flags), with the characters that could confuse a
+// separator rewrite: commas, colons, spaces, escaped newlines, brackets, non-ASCII and surrogates.
+const text = fc
+  .array(
+    fc.constantFrom(
+      'a',
+      ', ',
+      ': ',
+      ',\n ',
+      '\n',
+      '[]',
+      '{}',
+      '"',
+      '\\',
+      ' ',
+      'é',
+      '😀',
+      '\u007f',
+      '\u2028',
+      '\ud800',
+    ),
+    { maxLength: 6 },
+  )
+  .map((parts) => parts.join(''));
+const { value } = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    text,
+    fc.integer({ min: -(2 ** 40), max: 2 ** 40 }),
+    fc.double({ min: -1e6, max: 1e6, noNaN: true }).filter((d) => !Number.isInteger(d)),
+    fc.constantFrom(null, true, false),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(text, tie('value'), { maxKeys: 3 }),
+  ),
+}));
+
+it('writes json.dumps bytes with Python’s default separators, ASCII-escaped or not', () => {
+  const values = fc.sample(
+    fc.oneof(
+      value,
+      fc.record({
+        messages: fc.array(fc.record({ role: text, content: text }), { maxLength: 4 }),
+        input_ids: fc.array(fc.nat(), { maxLength: 5 }),
+        logprobs: fc.boolean(),
+      }),
+    ),
+    { numRuns: 400, seed: 21 },
+  );
+  // Sent as the text JSON.stringify writes for a lone surrogate (`\ud800`), which Python reads back.
+  const expected = python(
+    'import json,sys\nprint(json.dumps([[json.dumps(v), json.dumps(v, ensure_ascii=False)] for v in json.load(sys.stdin)]))',
+    values,
+  );
+  const actual = values.map((v) => [pythonJsonDumps(v), pythonJsonDumps(v, { ensureAscii: false })]);
+  expect(actual).toEqual(expected);
+});

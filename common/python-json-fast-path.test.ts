@@ -147,6 +147,30 @@ describe('pythonJsonLoads fast path', () => {
     expect(fastHits).toBeGreaterThanOrEqual(100);
   });
 
+  it('gives the faithful parser’s value with keepFloats too, on any document', () => {
+    let nativeHits = 0;
+    fc.assert(
+      fc.property(documentDoc, ({ text }) => {
+        const faithful = outcome(() => faithfulJsonLoads(text, { keepFloats: true }), fingerprint);
+        expect(outcome(() => pythonJsonLoads(text, { keepFloats: true }), fingerprint)).toEqual(faithful);
+        if (!/\d[.eE]/.test(text) && outcome(() => JSON.parse(text)).ok) nativeHits += 1;
+      }),
+      { numRuns: 400 },
+    );
+    expect(nativeHits).toBeGreaterThanOrEqual(40);
+  });
+
+  it('sees a float between strings that end in escaped quotes or backslashes (keepFloats)', () => {
+    // A string scan that stopped at an escaped quote would take `, 1.5, ` for string text.
+    for (const text of ['["\\"", 1.5, "x"]', '["\\\\", 2e3, "\\\\\\""]', '{"k\\"": 0.5, "v": "\\""}']) {
+      const value = pythonJsonLoads(text, { keepFloats: true }) as Record<string, unknown>;
+      expect(
+        Object.values(value).some((v) => v instanceof PythonFloat),
+        text,
+      ).toBe(true);
+    }
+  });
+
   it('keeps a number spelt with a fraction or an exponent a float (keepFloats)', () => {
     // The spellings that make a float, and the ones that do not.
     const floats = pythonJsonLoads('[1.0, 1e3, 2E-2, -0.5, 1, -0, 10]', { keepFloats: true }) as unknown[];
@@ -274,10 +298,15 @@ describe('pythonJsonDumps fast path', () => {
     ),
   }));
 
-  it('hands compact non-ASCII subtrees to JSON.stringify only when the bytes stay the same', () => {
-    const options: PythonDumpsOptions = { ensureAscii: false, separators: [',', ':'] };
+  // Compact (handed to JSON.stringify) or not, ASCII-escaped or not.
+  const nativeOptions = fc.record({
+    ensureAscii: fc.boolean(),
+    separators: fc.constantFrom<readonly [string, string]>([',', ':'], [', ', ': '], [',', ': ']),
+  });
+
+  it('hands subtrees to JSON.stringify only when the bytes stay the same', () => {
     fc.assert(
-      fc.property(edgy, (value) => {
+      fc.property(edgy, nativeOptions, (value, options) => {
         expect(outcome(() => pythonJsonDumps(value, options))).toEqual(
           outcome(() => faithfulJsonDumps(value, options)),
         );

@@ -16,6 +16,28 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * Adds every object key under `value` to `keys`; false for what is not a plain JSON value (what
+ * `JSON.parse` builds). Given all the keys, sorted, as its property list, `JSON.stringify` writes each
+ * object's keys in that order at every depth (a key an object lacks is skipped), which is
+ * `canonicalJson`; a `__proto__` key would read the inherited prototype on objects without it.
+ */
+function collectKeys(value: unknown, keys: Set<string>): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!collectKeys(value[i], keys)) return false;
+    return true;
+  }
+  if (typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key in value) {
+    if (key === '__proto__' || !Object.hasOwn(value, key)) return false;
+    keys.add(key);
+    if (!collectKeys((value as Record<string, unknown>)[key], keys)) return false;
+  }
+  return true;
+}
+
 /** How much of the last message's text the log keeps (enough to recognise a prompt by its opening). */
 export const MESSAGE_HEAD_CHARS = 200;
 
@@ -28,11 +50,16 @@ export function lastMessageHead(messages: readonly unknown[]): string {
 }
 
 /**
- * sha256 (hex) of the messages' canonical JSON, fed a message at a time (the same bytes as
- * `canonicalJson(messages)`, without building the whole history as one string per request).
+ * sha256 (hex) of the messages' canonical JSON (`canonicalJson(messages)`): written natively in one
+ * piece for plain JSON messages, else fed a message at a time.
  */
 export function messagesDigest(messages: readonly unknown[]): string {
-  const hash = createHash('sha256').update('[');
+  const hash = createHash('sha256');
+  const keys = new Set<string>();
+  // Plain JSON messages (every chat the policy parses): one native write of the whole list.
+  if (collectKeys(messages, keys))
+    return hash.update(JSON.stringify(messages, [...keys].sort()), 'utf8').digest('hex');
+  hash.update('[');
   messages.forEach((message, i) => {
     if (i > 0) hash.update(',');
     hash.update(canonicalJson(message), 'utf8');

@@ -33,11 +33,12 @@ function canonicalValue(v: unknown): string {
   if (typeof v === 'number') return `d${Object.is(v, -0) ? 0 : v}`;
   // Python compares 1.0 == 1: a float from the request matches the same number from a reply.
   if (v instanceof PythonFloat) return canonicalValue(v.value);
-  if (typeof v === 'string') return `s${JSON.stringify(v)}`;
+  // Length-prefixed rather than quoted: as unambiguous, without escaping the text (keys hash it anyway).
+  if (typeof v === 'string') return `s${v.length}:${v}`;
   if (Array.isArray(v)) return `[${v.map(canonicalValue).join(',')}]`;
   if (isJsonObject(v)) {
     const keys = Object.keys(v).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalValue(v[k])}`).join(',')}}`;
+    return `{${keys.map((k) => `${k.length}:${k}${canonicalValue(v[k])}`).join(',')}}`;
   }
   return `?${String(v)}`;
 }
@@ -54,14 +55,14 @@ function normalisedToolCalls(calls: unknown): unknown {
 /** The strict matcher's key for one message. */
 export function strictMessageKey(message: unknown): string {
   if (!isJsonObject(message)) throw new MatcherError();
-  const parts: string[] = [];
+  let key = '';
   for (const field of COMPARED_FIELDS) {
     let value = message[field];
     if (isAbsent(value)) continue;
     if (field === 'tool_calls') value = normalisedToolCalls(value);
-    parts.push(`${field}=${canonicalValue(value)}`);
+    key += `${key === '' ? '' : '|'}${field}=${typeof value === 'string' ? `s${value.length}:${value}` : canonicalValue(value)}`;
   }
-  return parts.join('|');
+  return key;
 }
 
 /** `strict(stored, request)`. */

@@ -12,6 +12,7 @@ export default {
   concurrency: 2,
   mutate: [
     'fakes/session/assembly.ts',
+    'fakes/session/turn-sample.ts',
     'fakes/session/hooks/drop-retries.ts',
     'fakes/session/hooks/default-postprocess.ts',
     'fakes/session/wire/codec.ts',

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { groupIndex, rolloutId, sampleIndex } from '../model/ids.ts';
 import type { Group, Rollout } from '../model/rollout.ts';
-import { buildRollout, type NodeSpec, PROACTIVE_COMPACTION } from '../testing/build-rollout.ts';
+import {
+  buildRollout,
+  type NodeSpec,
+  PROACTIVE_COMPACTION,
+  RETRY_TWIN,
+  SHARED_PREFIX,
+} from '../testing/build-rollout.ts';
 import { checkDataOf } from '../testing/check-data.ts';
 import { everySampleTrainableCheck } from './every-sample-trainable.ts';
 import { exactlyOnceCheck } from './exactly-once.ts';
@@ -53,24 +59,6 @@ const THREE_SIBLINGS: NodeSpec[] = [
   { parent: 0, prompt: 2, completion: 3 },
   { parent: 0, prompt: 2, completion: 3 },
   { parent: 0, prompt: 2, completion: 3 },
-];
-
-/** Session-server-v2 §6.2: the fresh prompt keeps the first exchange, so n0 is shared by both leaves. */
-const SHARED_PREFIX: NodeSpec[] = [
-  { parent: null, prompt: 3, completion: 2 },
-  { parent: 0, prompt: 2, completion: 2 },
-  { parent: 1, prompt: 2, completion: 2 },
-  { parent: 2, prompt: 2, completion: 2 },
-  { parent: 0, prompt: 2, completion: 2 },
-  { parent: 4, prompt: 2, completion: 2 },
-  { parent: 5, prompt: 2, completion: 2 },
-];
-
-const RETRY_TWIN: NodeSpec[] = [
-  { parent: null, prompt: 4, completion: 3 },
-  { parent: 0, prompt: 2, completion: 3 },
-  { parent: 0, prompt: 2, completion: 3, resends: 1 },
-  { parent: 2, prompt: 2, completion: 3 },
 ];
 
 const leafOfSample = (r: Rollout, leaf: number) =>

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { groupIndex, rolloutId } from '../model/ids.ts';
 import type { Rollout } from '../model/rollout.ts';
-import { buildRollout, type NodeSpec, PROACTIVE_COMPACTION } from '../testing/build-rollout.ts';
+import {
+  buildRollout,
+  type NodeSpec,
+  PROACTIVE_COMPACTION,
+  RETRY_TWIN,
+  SHARED_PREFIX,
+} from '../testing/build-rollout.ts';
 import { checkDataOf } from '../testing/check-data.ts';
 import { everySampleTrainableCheck } from './every-sample-trainable.ts';
 import { exactlyOnceCheck } from './exactly-once.ts';
@@ -12,17 +18,6 @@ import { segmentationInvarianceCheck } from './segmentation-invariance.ts';
 import { siblingsAgreeCheck } from './siblings-agree.ts';
 import type { CheckResult, Evidence } from './types.ts';
 
-/** Session-server-v2 §6.2: the fresh prompt keeps the first exchange, so n0 is shared by both leaves. */
-const SHARED_PREFIX: NodeSpec[] = [
-  { parent: null, prompt: 3, completion: 2 },
-  { parent: 0, prompt: 2, completion: 2 },
-  { parent: 1, prompt: 2, completion: 2 },
-  { parent: 2, prompt: 2, completion: 2 },
-  { parent: 0, prompt: 2, completion: 2 },
-  { parent: 4, prompt: 2, completion: 2 },
-  { parent: 5, prompt: 2, completion: 2 },
-];
-
 /** Reactive compaction with m = 2 pairs unwound: the tail leaf and the summary leaf share R → A1. */
 const REACTIVE_M2: NodeSpec[] = [
   { parent: null, prompt: 4, completion: 3 },
@@ -31,14 +26,6 @@ const REACTIVE_M2: NodeSpec[] = [
   { parent: 2, prompt: 2, completion: 3 },
   { parent: 1, prompt: 2, completion: 4 },
   { parent: 4, prompt: 3, completion: 2 },
-];
-
-/** A retried turn: node 2 re-sends node 1's request, so leaf 1 is a superseded retry. */
-const RETRY_TWIN: NodeSpec[] = [
-  { parent: null, prompt: 4, completion: 3 },
-  { parent: 0, prompt: 2, completion: 3 },
-  { parent: 0, prompt: 2, completion: 3, resends: 1 },
-  { parent: 2, prompt: 2, completion: 3 },
 ];
 
 /** The answers call re-rooted as a sibling of the summary (reasoning mismatch): S is trained nowhere. */

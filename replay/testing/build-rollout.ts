@@ -153,3 +153,22 @@ export const PROACTIVE_COMPACTION: readonly NodeSpec[] = [
   { parent: null, prompt: 6, completion: 3 }, // 6 M (post-summary turn 0, new root)
   { parent: 6, prompt: 2, completion: 3 }, // 7 M1
 ];
+
+/** Session-server-v2 §6.2: the fresh prompt keeps the first exchange, so n0 is shared by both leaves. */
+export const SHARED_PREFIX: readonly NodeSpec[] = [
+  { parent: null, prompt: 3, completion: 2 },
+  { parent: 0, prompt: 2, completion: 2 },
+  { parent: 1, prompt: 2, completion: 2 },
+  { parent: 2, prompt: 2, completion: 2 },
+  { parent: 0, prompt: 2, completion: 2 },
+  { parent: 4, prompt: 2, completion: 2 },
+  { parent: 5, prompt: 2, completion: 2 },
+];
+
+/** A retried turn: node 2 re-sends node 1's request, so leaf 1 is a superseded retry. */
+export const RETRY_TWIN: readonly NodeSpec[] = [
+  { parent: null, prompt: 4, completion: 3 },
+  { parent: 0, prompt: 2, completion: 3 },
+  { parent: 0, prompt: 2, completion: 3, resends: 1 },
+  { parent: 2, prompt: 2, completion: 3 },
+];

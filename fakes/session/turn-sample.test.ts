@@ -135,6 +135,21 @@ describe('two-part turn samples (head = prompt ids, tail = output ids)', () => {
     );
   });
 
+  it("compare across the parts: a prefix whose prompt part runs into the other's output part", () => {
+    const long = twoPart([1, 2], [3, 4]);
+    expect(startsWith(long, twoPart([1, 2, 3], [4]))).toBe(true);
+    expect(startsWith(long, twoPart([1], [2, 3]))).toBe(true);
+    expect(startsWith(long, twoPart([1, 2, 3], [5]))).toBe(false);
+    expect(startsWith(long, twoPart([1, 2, 3, 4], [4]))).toBe(false);
+  });
+
+  it('strip leaves absent log-probs and mask absent (Miles checks each for None)', () => {
+    const sample = { ...twoPart([1, 2], [3, 4, 5]), loss_mask: null, rollout_log_probs: null };
+    stripLastOutputTokens(sample, 2, decode);
+    expect([sample.loss_mask, sample.rollout_log_probs, sample.response_length]).toEqual([null, null, 1]);
+    expect([sliceTokens(sample, 0), sample.response]).toEqual([[1, 2, 3], '3']);
+  });
+
   it('round-trip a wire sample through the two-part form unchanged', () => {
     fc.assert(
       fc.property(ids, fc.nat(12), (tokens, rl) => {

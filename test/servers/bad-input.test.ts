@@ -6,6 +6,7 @@ import { type HarborServer, startHarborServer } from '../../fakes/harbor/server.
 import { type PolicyServerHandle, startPolicyServer } from '../../fakes/policy/server.ts';
 import { createSessionClient, type SessionClient } from '../../fakes/session/client.ts';
 import { type SessionServerHandle, startSessionServer } from '../../fakes/session/server.ts';
+import { stringsIn } from '../helpers/text-arbitraries.ts';
 import {
   bodies,
   type GeneratedBody,
@@ -169,15 +170,6 @@ const SAMPLES_FIELDS = {
   metadata: fc.jsonValue({ maxDepth: 2 }),
 };
 
-/** Whether a parsed JSON value has a lone surrogate in any string or key (UTF-8 cannot encode it). */
-function holdsLoneSurrogate(value: unknown): boolean {
-  if (typeof value === 'string') return !value.isWellFormed();
-  if (Array.isArray(value)) return value.some(holdsLoneSurrogate);
-  if (typeof value === 'object' && value !== null)
-    return Object.entries(value).some(([key, inner]) => !key.isWellFormed() || holdsLoneSurrogate(inner));
-  return false;
-}
-
 describe('the session server under malformed requests', () => {
   type Target = 'health' | 'create' | 'session' | 'chat' | 'samples' | 'proxy' | 'odd';
   type IdKind = 'live' | 'unknown' | 'odd';
@@ -305,7 +297,8 @@ describe('the session server under malformed requests', () => {
         // .encode("utf-8")`, which raises UnicodeEncodeError on a lone surrogate (miles@31f1ca96
         // miles/rollout/session/v2/core.py collect_samples, samples/codec.py encode_samples).
         const metadata = body.object?.metadata;
-        if (metadata !== undefined && metadata !== null && holdsLoneSurrogate(metadata)) return plain500;
+        if (metadata !== undefined && metadata !== null && stringsIn(metadata).some((t) => !t.isWellFormed()))
+          return plain500;
         // A fresh session has no nodes, so max_seq_len is never compared: no_records whatever it holds.
         return statusIn(200);
       }

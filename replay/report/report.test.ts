@@ -29,6 +29,19 @@ const normalization: NormalizationConfig = {
   rollout_batch_size: 2,
 };
 
+/** The config a one-step hand-built replay reports. */
+const REPORT_CONFIG = {
+  rollout_batch_size: 2,
+  n_samples_per_prompt: 2,
+  steps: 1,
+  seed: 7,
+  max_seq_len: null,
+  prompts: 'hand-built',
+  episodes: [],
+  normalization,
+  strict: false,
+};
+
 function groups(): Group[] {
   return [
     {
@@ -53,17 +66,7 @@ function groups(): Group[] {
 function report() {
   const outcome = processStep(0, groups(), normalization, 12);
   const checks = runApplicableChecks(checkDataFromOutcomes([outcome], normalization));
-  return buildReport([outcome], checks, {
-    rollout_batch_size: 2,
-    n_samples_per_prompt: 2,
-    steps: 1,
-    seed: 7,
-    max_seq_len: null,
-    prompts: 'hand-built',
-    episodes: [],
-    normalization,
-    strict: false,
-  });
+  return buildReport([outcome], checks, REPORT_CONFIG);
 }
 
 describe('token strips', () => {
@@ -180,17 +183,7 @@ describe('a step Miles would refuse to convert', () => {
     const run = runApplicableChecks(data);
     expect(run.verdict).toBe('fail');
     expect(run.skipped).toEqual([{ name: 'segmentation_invariance', missing: ['advantages'] }]);
-    const built = buildReport([outcome], run, {
-      rollout_batch_size: 2,
-      n_samples_per_prompt: 2,
-      steps: 1,
-      seed: 0,
-      max_seq_len: null,
-      prompts: 'hand-built',
-      episodes: [],
-      normalization,
-      strict: false,
-    });
+    const built = buildReport([outcome], run, { ...REPORT_CONFIG, seed: 0 });
     expect(built.steps[0]!.normalization_error?.code).toBe('grpo.sibling_reward_mismatch');
     expect(renderSummary(built)).toContain("Miles' conversion would raise (grpo.sibling_reward_mismatch)");
     expect(renderHtml(built)).toContain('grpo.sibling_reward_mismatch');
@@ -224,21 +217,7 @@ describe('the train schedule in the reports', () => {
     expect(outcome.schedule.dropped_rollouts).toEqual(['3']);
     const run = runApplicableChecks(checkDataFromOutcomes([outcome], normalization));
     const built = ReplayReportSchema.parse(
-      JSON.parse(
-        JSON.stringify(
-          buildReport([outcome], run, {
-            rollout_batch_size: 2,
-            n_samples_per_prompt: 2,
-            steps: 1,
-            seed: 7,
-            max_seq_len: null,
-            prompts: 'hand-built',
-            episodes: [],
-            normalization,
-            strict: false,
-          }),
-        ),
-      ),
+      JSON.parse(JSON.stringify(buildReport([outcome], run, REPORT_CONFIG))),
     );
     const step = built.steps[0]!;
     expect(step.num_rollouts).toBe(3);

@@ -4,7 +4,7 @@ import { accountingBarHtml, accountingHtml } from './accounting-view.ts';
 import type { ReportFrame } from './build-report.ts';
 import { fmtNumber, fmtRange, fmtSigned } from './format.ts';
 import { escapeHtml, treeSvg } from './html-tree.ts';
-import { episodeCell, POOL_FALLBACK_NOTE, stateCell } from './rollout-text.ts';
+import { episodeCell, poolFallbackNote, stateCell } from './rollout-text.ts';
 import { scheduleText, trainStepCell } from './schedule-text.ts';
 import type { ReplayReport, ReportGroup, ReportRollout, ReportStep } from './schema.ts';
 
@@ -108,9 +108,8 @@ function grpoTable(step: ReportStep): string {
       return `<tr>${groupCells}<td class="num"><a href="#s${step.step}-g${g.group_index}-r${r.rollout_key}">${r.rollout_key}</a></td><td class="instance">${escapeHtml(r.instance_id ?? '-')}</td><td class="state">${escapeHtml(stateCell(g, r))}</td><td class="episode">${escapeHtml(episodeCell(r.episode))}</td><td class="num">${r.samples.length}</td><td class="num">${fmtNumber(r.reward)}</td><td class="num">${fmtSigned(r.advantage)}</td><td class="num">${escapeHtml(perSample)}</td><td class="num">${r.trainable_tokens}</td><td class="num">${r.loss_weight ? r.loss_weight.per_token.toExponential(3) : '-'}</td><td class="num">${fmtSigned(r.loss_weight?.total ?? null)}</td><td class="num">${fmtSigned(r.loss_weight?.naive_total ?? null)}</td><td class="num">${trainStepCell(r.loss_weight)}</td></tr>`;
     }),
   );
-  const note = step.groups.some((g) => g.rollouts.some((r) => r.episode?.pool_fallback))
-    ? `<div class="meta pool-note">${escapeHtml(POOL_FALLBACK_NOTE)}</div>`
-    : '';
+  const poolNote = poolFallbackNote(step);
+  const note = poolNote === null ? '' : `<div class="meta pool-note">${escapeHtml(poolNote)}</div>`;
   return `<table class="grpo"><tr><th>group</th><th>mean</th><th>std</th><th>rollout</th><th>instance</th><th>state</th><th>episode</th><th>samples</th><th>reward</th><th>advantage (per rollout)</th><th>per-sample normalisation would give</th><th>M (trainable)</th><th>weight / token</th><th>rollout weight</th><th>naive weight</th><th>train step</th></tr>${rows.join('')}</table>${note}`;
 }
 

@@ -1,4 +1,4 @@
-import type { ReportGroup, ReportRollout } from './schema.ts';
+import type { ReportGroup, ReportRollout, ReportStep } from './schema.ts';
 
 /**
  * The episode cell of a rollout row: the script Harbor's mock played and its variant (`variants[N]`,
@@ -11,8 +11,15 @@ export function episodeCell(episode: ReportRollout['episode']): string {
 }
 
 /** Said under a table whose episode cells have a `(pool)` mark. */
-export const POOL_FALLBACK_NOTE =
+const POOL_FALLBACK_NOTE =
   "(pool): no episode script has the rollout's instance_id, so the mock's pool played this script (docs/episodes.md)";
+
+/** The note a step's rollout table needs under it: `POOL_FALLBACK_NOTE` when a cell has `(pool)`. */
+export function poolFallbackNote(step: Pick<ReportStep, 'groups'>): string | null {
+  return step.groups.some((g) => g.rollouts.some((r) => r.episode?.pool_fallback))
+    ? POOL_FALLBACK_NOTE
+    : null;
+}
 
 /**
  * A rollout's state: its group's drop reason and its own abort reason (`no_records`, `collect_failed`,

@@ -3,7 +3,7 @@ import type { Evidence } from '../checks/types.ts';
 import { accountingTable } from './accounting-view.ts';
 import type { ReportFrame } from './build-report.ts';
 import { fmtNumber, fmtRange, fmtSigned } from './format.ts';
-import { episodeCell, POOL_FALLBACK_NOTE, stateCell } from './rollout-text.ts';
+import { episodeCell, poolFallbackNote, stateCell } from './rollout-text.ts';
 import { scheduleText, trainStepCell } from './schedule-text.ts';
 import type { ReplayReport, ReportStep } from './schema.ts';
 import { renderTable } from './table.ts';
@@ -100,8 +100,8 @@ export function summaryStep(step: ReportStep): string {
       ['right', 'right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'left'],
     ),
   );
-  if (step.groups.some((g) => g.rollouts.some((r) => r.episode?.pool_fallback)))
-    out.push(`  ${POOL_FALLBACK_NOTE}`);
+  const note = poolFallbackNote(step);
+  if (note !== null) out.push(`  ${note}`);
   out.push('', accountingTable(step.accounting));
   return out.join('\n');
 }

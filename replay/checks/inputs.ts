@@ -30,20 +30,43 @@ export function stepInputFacts(step: CheckStep): StepInputFacts {
   };
 }
 
+type RunShape = Pick<CheckData, 'normalization' | 'n_samples_per_prompt'>;
+
+/**
+ * One rule per input, read by both questions below (what a whole run carries, what one step rules
+ * out): a run-wide condition on the run's fields, a condition every step must meet, and the count that
+ * must not be zero for "every … has it" to mean anything.
+ */
+const INPUT_RULES: Record<
+  CheckInput,
+  {
+    readonly run: (data: RunShape) => boolean;
+    readonly step: (facts: StepInputFacts) => boolean;
+    readonly nonEmpty: 'samples' | 'rollouts' | 'steps' | null;
+  }
+> = {
+  leaf_refs: { run: () => true, step: (f) => f.everySampleHasLeaf, nonEmpty: 'samples' },
+  trees: { run: () => true, step: (f) => f.everyRolloutHasTree, nonEmpty: 'rollouts' },
+  request_logs: { run: () => true, step: (f) => f.everyRolloutHasRequests, nonEmpty: 'rollouts' },
+  advantages: { run: (d) => d.normalization !== null, step: (f) => f.advantagesAligned, nonEmpty: 'steps' },
+  group_shape: { run: (d) => d.n_samples_per_prompt !== null, step: () => true, nonEmpty: null },
+};
+
 /** The inputs a run carries, from its steps' facts and its run-wide fields. */
-export function inputsFromFacts(
-  facts: readonly StepInputFacts[],
-  data: Pick<CheckData, 'normalization' | 'n_samples_per_prompt'>,
-): Set<CheckInput> {
-  const samples = facts.reduce((n, f) => n + f.samples, 0);
-  const rollouts = facts.reduce((n, f) => n + f.rollouts, 0);
+export function inputsFromFacts(facts: readonly StepInputFacts[], data: RunShape): Set<CheckInput> {
+  const counts = {
+    samples: facts.reduce((n, f) => n + f.samples, 0),
+    rollouts: facts.reduce((n, f) => n + f.rollouts, 0),
+    steps: facts.length,
+  };
   const have = new Set<CheckInput>();
-  if (samples > 0 && facts.every((f) => f.everySampleHasLeaf)) have.add('leaf_refs');
-  if (rollouts > 0 && facts.every((f) => f.everyRolloutHasTree)) have.add('trees');
-  if (rollouts > 0 && facts.every((f) => f.everyRolloutHasRequests)) have.add('request_logs');
-  if (data.normalization !== null && facts.length > 0 && facts.every((f) => f.advantagesAligned))
-    have.add('advantages');
-  if (data.n_samples_per_prompt !== null) have.add('group_shape');
+  for (const [input, rule] of Object.entries(INPUT_RULES) as [
+    CheckInput,
+    (typeof INPUT_RULES)[CheckInput],
+  ][]) {
+    if (!rule.run(data) || (rule.nonEmpty !== null && counts[rule.nonEmpty] === 0)) continue;
+    if (facts.every(rule.step)) have.add(input);
+  }
   return have;
 }
 
@@ -53,24 +76,10 @@ export function availableInputs(data: CheckData): Set<CheckInput> {
 }
 
 /**
- * Whether one step alone rules `input` out for the whole run (it breaks an "every … has it" rule);
- * a step that merely lacks rollouts or samples does not.
+ * Whether one step alone rules `input` out for the whole run (it breaks an "every … has it" rule, or
+ * the run's fields do); a step that merely lacks rollouts or samples does not.
  */
-export function stepRulesOut(
-  facts: StepInputFacts,
-  input: CheckInput,
-  data: Pick<CheckData, 'normalization' | 'n_samples_per_prompt'>,
-): boolean {
-  switch (input) {
-    case 'leaf_refs':
-      return !facts.everySampleHasLeaf;
-    case 'trees':
-      return !facts.everyRolloutHasTree;
-    case 'request_logs':
-      return !facts.everyRolloutHasRequests;
-    case 'advantages':
-      return data.normalization === null || !facts.advantagesAligned;
-    case 'group_shape':
-      return data.n_samples_per_prompt === null;
-  }
+export function stepRulesOut(facts: StepInputFacts, input: CheckInput, data: RunShape): boolean {
+  const rule = INPUT_RULES[input];
+  return !rule.run(data) || !rule.step(facts);
 }

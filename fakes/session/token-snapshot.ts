@@ -53,7 +53,10 @@ export class TokenSnapshot {
    * copying: each `{ data, from, to }` stands for `data[from:to]`. Two snapshots that share a prefix by
    * reference give the same `data` arrays for it.
    */
-  pieces(start: number, end: number): Array<{ data: Int32Array | readonly number[]; from: number; to: number }> {
+  pieces(
+    start: number,
+    end: number,
+  ): Array<{ data: Int32Array | readonly number[]; from: number; to: number }> {
     const from = Math.max(0, Math.min(start, this.length));
     const to = Math.max(from, Math.min(end, this.length));
     const out: Array<{ data: Int32Array | readonly number[]; from: number; to: number }> = [];

@@ -5,6 +5,7 @@ import { defineDeferred } from './deferred-field.ts';
 import { computeSessionMismatch } from './mismatch.ts';
 import { type NumberRun, NumberRuns } from './number-runs.ts';
 import { promptSource, type SessionRecord } from './record.ts';
+import { TextPieces } from './text-pieces.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
 import type { SessionTree, TrajectoryNode } from './tree.ts';
 import { pathMessages, pathNodes } from './tree.ts';
@@ -351,17 +352,6 @@ function mergeTurnPieces(
     ({ merged: acc, parts } = mergePair(acc, next, parts, decode));
   }
   return { sample: acc, parts };
-}
-
-/** The response's texts, joined when read. */
-export class TextPieces {
-  readonly pieces: readonly string[];
-  constructor(pieces: readonly string[]) {
-    this.pieces = pieces;
-  }
-  join(): string {
-    return this.pieces.join('');
-  }
 }
 
 const runsToArray = (runs: NumberRuns) => runs.toArray();

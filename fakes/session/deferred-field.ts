@@ -43,22 +43,32 @@ export function deferredSource(target: object, key: string): unknown {
  */
 export function spreadKeepingDeferred(...objects: readonly object[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const o of objects) {
-    for (const key of Object.keys(o)) {
-      const { get, set } = Object.getOwnPropertyDescriptor(o, key) as PropertyDescriptor;
-      Object.defineProperty(
-        out,
-        key,
-        get !== undefined && set !== undefined && sources.has(get)
-          ? { get, set, enumerable: true, configurable: true }
-          : {
-              value: (o as Record<string, unknown>)[key],
-              writable: true,
-              enumerable: true,
-              configurable: true,
-            },
-      );
-    }
-  }
+  for (const o of objects) for (const key of Object.keys(o)) copyProperty(out, o, key);
+  return out;
+}
+
+/** `to[key] = from[key]` as a spread defines it, a deferred property copied as deferred. */
+function copyProperty(to: object, from: object, key: string): void {
+  const descriptor = Object.getOwnPropertyDescriptor(from, key);
+  const get = descriptor?.get;
+  const set = descriptor?.set;
+  Object.defineProperty(
+    to,
+    key,
+    get !== undefined && set !== undefined && sources.has(get)
+      ? { get, set, enumerable: true, configurable: true }
+      : {
+          value: (from as Record<string, unknown>)[key],
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        },
+  );
+}
+
+/** `Object.fromEntries(keys.map((k) => [k, o[k]]))`, except that a deferred property is copied as deferred. */
+export function pickKeepingDeferred(o: object, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) copyProperty(out, o, key);
   return out;
 }

@@ -1,5 +1,6 @@
 import { isJsonObject, pythonTruthy, pythonTypeName } from '../../../common/python-json.ts';
 import type { LeafRef, WireSample } from '../../../contracts/wire-sample.ts';
+import { pickKeepingDeferred, spreadKeepingDeferred } from '../deferred-field.ts';
 import type { SessionMetadata } from '../session-metadata.ts';
 
 /** Metadata keys the server owns; an agent can never set or replace them. */
@@ -34,19 +35,23 @@ export function defaultPostprocess(samples: WireSample[], sessionMetadata: Sessi
 
   for (const sample of samples) {
     const leaf = sample.metadata.leaf as LeafRef;
-    const responseStart = sample.tokens.length - sample.response_length;
+    // Read only where a span is cleared: the samples op defers building `tokens` until it is read.
+    let responseStart: number | null = null;
     for (const id of leaf.path_node_ids) {
       if (owner.get(id) === leaf.node_id) continue;
       const span = spans.get(id);
       if (span === undefined || sample.loss_mask === null) continue;
+      responseStart ??= sample.tokens.length - sample.response_length;
       const lo = Math.max(span[0] - responseStart, 0);
       const hi = Math.min(span[1] - responseStart, sample.response_length);
       for (let k = lo; k < hi; k += 1) sample.loss_mask[k] = 0;
     }
-    const serverOwned = Object.fromEntries(
-      SERVER_OWNED_KEYS.filter((k) => k in sample.metadata).map((k) => [k, sample.metadata[k]]),
+    const serverOwned = pickKeepingDeferred(
+      sample.metadata,
+      SERVER_OWNED_KEYS.filter((k) => k in sample.metadata),
     );
-    sample.metadata = { ...sample.metadata, ...agentFields, ...serverOwned };
+    // `{ ...metadata, ...agentFields, ...serverOwned }`, keeping the op's deferred ids unread.
+    sample.metadata = spreadKeepingDeferred(sample.metadata, agentFields, serverOwned);
     if (reward !== null) sample.reward = reward;
   }
   return samples;

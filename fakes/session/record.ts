@@ -24,22 +24,6 @@ export interface SessionRecord {
  * history parsed again every turn); docs/performance.md "Memory".
  */
 
-/**
- * Turns `request.input_ids` into a getter over the committed node's snapshot (`tokens` starts with the
- * prompt), in the same key position, so the record holds no second copy of the prompt. Each read gives
- * a fresh plain array equal to the prompt sent (a list when printed, never a typed array).
- */
-export function promptIdsFromSnapshot(
-  request: Record<string, unknown>,
-  snapshot: TokenSnapshot,
-  promptLength: number,
-): void {
-  if (!Array.isArray(request.input_ids) || request.input_ids.length !== promptLength) return;
-  const get = () => snapshot.slice(0, promptLength);
-  promptSources.set(get, { snapshot, length: promptLength });
-  Object.defineProperty(request, 'input_ids', { get, enumerable: true, configurable: true });
-}
-
 /** The snapshot behind each getter `promptIdsFromSnapshot` installed (keyed by the getter itself). */
 const promptSources = new WeakMap<() => number[], PromptSource>();
 
@@ -57,6 +41,22 @@ export interface PromptSource {
 export function promptSource(request: Record<string, unknown>): PromptSource | null {
   const get = Object.getOwnPropertyDescriptor(request, 'input_ids')?.get;
   return get === undefined ? null : (promptSources.get(get as () => number[]) ?? null);
+}
+
+/**
+ * Turns `request.input_ids` into a getter over the committed node's snapshot (`tokens` starts with the
+ * prompt), in the same key position, so the record holds no second copy of the prompt. Each read gives
+ * a fresh plain array equal to the prompt sent (a list when printed, never a typed array).
+ */
+export function promptIdsFromSnapshot(
+  request: Record<string, unknown>,
+  snapshot: TokenSnapshot,
+  promptLength: number,
+): void {
+  if (!Array.isArray(request.input_ids) || request.input_ids.length !== promptLength) return;
+  const get = () => snapshot.slice(0, promptLength);
+  promptSources.set(get, { snapshot, length: promptLength });
+  Object.defineProperty(request, 'input_ids', { get, enumerable: true, configurable: true });
 }
 
 /**

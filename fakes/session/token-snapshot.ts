@@ -48,6 +48,15 @@ export class TokenSnapshot {
     return out;
   }
 
+  /** How many leading ids of `ids` equal this snapshot's, with `===` as a plain array would compare. */
+  commonPrefixLength(ids: readonly number[]): number {
+    const limit = Math.min(this.length, ids.length);
+    for (const [seg, offset, segStart, segEnd] of this.segments(limit)) {
+      for (let i = segStart; i < segEnd; i++) if (seg[i - offset] !== ids[i]) return i;
+    }
+    return limit;
+  }
+
   /**
    * The stored pieces holding `ids[start:end]` (bounds clamped as `slice` clamps them), in order, without
    * copying: each `{ data, from, to }` stands for `data[from:to]`. Two snapshots that share a prefix by
@@ -65,15 +74,6 @@ export class TokenSnapshot {
       if (a < segEnd) out.push({ data: ids, from: a - offset, to: segEnd - offset });
     }
     return out;
-  }
-
-  /** How many leading ids of `ids` equal this snapshot's, with `===` as a plain array would compare. */
-  commonPrefixLength(ids: readonly number[]): number {
-    const limit = Math.min(this.length, ids.length);
-    for (const [seg, offset, segStart, segEnd] of this.segments(limit)) {
-      for (let i = segStart; i < segEnd; i++) if (seg[i - offset] !== ids[i]) return i;
-    }
-    return limit;
   }
 
   /**

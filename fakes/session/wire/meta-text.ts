@@ -27,16 +27,17 @@ function textPart(text: string): Part | null {
   return text.isWellFormed() ? { text, bytes: Buffer.byteLength(text, 'utf8') } : null;
 }
 
-/** Decimal digits of an int32 value, with its sign. */
-function intBytes(v: number): number {
-  let n = v < 0 ? 2 : 1;
-  let a = Math.abs(v);
-  while (a >= 10) {
-    a = Math.floor(a / 10);
-    n += 1;
-  }
-  return n;
+/** How many decimal digits a non-negative value below 2^31 has. */
+function digits(v: number): number {
+  if (v < 100000) return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : 5;
+  return v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
 }
+
+/** The length of an int32 value's decimal text, with its sign. */
+const intBytes = (v: number): number => (v < 0 ? (v === INT32_MIN ? 11 : 1 + digits(-v)) : digits(v));
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MIN_TEXT = Buffer.from(String(INT32_MIN), 'latin1');
 
 /** The parts of a JSON list of the runs' numbers: int32 runs as they are, anything else as its JSON text. */
 function listParts(runs: NumberRuns, out: Part[]): boolean {
@@ -123,15 +124,22 @@ function writeInts(out: Uint8Array, pos: number, ints: Int32Array, from: number,
     if (k > from) out[p++] = 0x2c;
     let v = ints[k] as number;
     if (v < 0) {
+      if (v === INT32_MIN) {
+        out.set(INT32_MIN_TEXT, p);
+        p += INT32_MIN_TEXT.length;
+        continue;
+      }
       out[p++] = 0x2d;
-      v = -v; // -2^31 becomes 2^31, still exact as a double
+      v = -v;
     }
-    const n = intBytes(v);
-    for (let d = p + n - 1; d >= p; d -= 1) {
-      const q = Math.floor(v / 10);
-      out[d] = 0x30 + (v - q * 10);
+    const n = digits(v);
+    // Right to left; `| 0` is exact below 2^31.
+    for (let d = p + n - 1; d > p; d -= 1) {
+      const q = (v / 10) | 0;
+      out[d] = 0x30 + v - q * 10;
       v = q;
     }
+    out[p] = 0x30 + v;
     p += n;
   }
   return p;

@@ -46,6 +46,18 @@ describe('defineDeferred', () => {
     expect(Object.keys(o)).toEqual(['a', 'ids', 'z']);
   });
 
+  it('still reads (built each time) and refuses assignment on a frozen object, as a frozen data property does', () => {
+    const { o, builds } = deferredObject();
+    Object.freeze(o);
+    expect(o.ids).toEqual([1, 2, 3]);
+    expect(o.ids).toEqual([1, 2, 3]);
+    expect(builds()).toBe(2);
+    expect(() => {
+      o.ids = [7];
+    }).toThrow(TypeError);
+    expect(JSON.stringify(o)).toBe('{"a":1,"ids":[1,2,3],"z":"last"}');
+  });
+
   it('is built by a spread, as a plain read would be', () => {
     const { o } = deferredObject();
     const copy = { ...o };

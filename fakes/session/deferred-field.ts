@@ -16,8 +16,9 @@ export function defineDeferred<S>(
   source: S,
   build: (source: S) => unknown,
 ): void {
+  // False when `on` was frozen or sealed since (its accessor can no longer become a data property).
   const settle = (on: object, value: unknown) =>
-    Object.defineProperty(on, key, { value, writable: true, enumerable: true, configurable: true });
+    Reflect.defineProperty(on, key, { value, writable: true, enumerable: true, configurable: true });
   // `this`, not `target`: a copy of the accessor (a spread that keeps it) settles on the copy.
   function get(this: object): unknown {
     const value = build(source);
@@ -25,7 +26,8 @@ export function defineDeferred<S>(
     return value;
   }
   function set(this: object, value: unknown): void {
-    settle(this, value);
+    // As assigning a frozen object's data property does in strict code.
+    if (!settle(this, value)) throw new TypeError(`Cannot assign to read only property '${key}' of object`);
   }
   sources.set(get, source);
   Object.defineProperty(target, key, { get, set, enumerable: true, configurable: true });

@@ -81,6 +81,14 @@ describe('spreadKeepingDeferred / pickKeepingDeferred', () => {
     expect(deferredSource(o, 'ids')).toBe(source);
   });
 
+  it('copies symbol keys and skips non-enumerable ones, as a spread does', () => {
+    const tag = Symbol('tag');
+    const o = Object.defineProperty({ a: 1, [tag]: 'sym' }, 'hidden', { value: 2, enumerable: false });
+    const spread = spreadKeepingDeferred(o);
+    expect(Reflect.ownKeys(spread)).toEqual(Reflect.ownKeys({ ...o }));
+    expect(spread[tag as unknown as string]).toBe('sym');
+  });
+
   it('copies a value read from a getter that is not deferred', () => {
     const o = Object.defineProperty({}, 'g', { get: () => [5], enumerable: true });
     const spread = spreadKeepingDeferred(o);

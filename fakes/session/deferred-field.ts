@@ -40,17 +40,22 @@ export function deferredSource(target: object, key: string): unknown {
 }
 
 /**
- * `{ ...a, ...b, ... }` (own enumerable string keys in order, later objects winning in place), except that
+ * `{ ...a, ...b, ... }` (own enumerable keys in order, later objects winning in place), except that
  * a deferred property is copied as deferred instead of being read.
  */
 export function spreadKeepingDeferred(...objects: readonly object[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const o of objects) for (const key of Object.keys(o)) copyProperty(out, o, key);
+  for (const o of objects) {
+    // What a spread copies: own enumerable keys, strings in order, then symbols.
+    for (const key of Reflect.ownKeys(o)) {
+      if (Object.prototype.propertyIsEnumerable.call(o, key)) copyProperty(out, o, key);
+    }
+  }
   return out;
 }
 
 /** `to[key] = from[key]` as a spread defines it, a deferred property copied as deferred. */
-function copyProperty(to: object, from: object, key: string): void {
+function copyProperty(to: object, from: object, key: string | symbol): void {
   const descriptor = Object.getOwnPropertyDescriptor(from, key);
   const get = descriptor?.get;
   const set = descriptor?.set;
@@ -60,7 +65,7 @@ function copyProperty(to: object, from: object, key: string): void {
     get !== undefined && set !== undefined && sources.has(get)
       ? { get, set, enumerable: true, configurable: true }
       : {
-          value: (from as Record<string, unknown>)[key],
+          value: Reflect.get(from, key),
           writable: true,
           enumerable: true,
           configurable: true,

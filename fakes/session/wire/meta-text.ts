@@ -40,7 +40,7 @@ const INT32_MIN = -(2 ** 31);
 const INT32_MIN_TEXT = Buffer.from(String(INT32_MIN), 'latin1');
 
 /** The parts of a JSON list of the runs' numbers: int32 runs as they are, anything else as its JSON text. */
-function listParts(runs: NumberRuns, out: Part[]): boolean {
+function listParts(runs: NumberRuns, out: Part[]): void {
   out.push({ text: '[', bytes: 1 });
   runs.runs.forEach((run, i) => {
     if (i > 0) out.push({ text: ',', bytes: 1 });
@@ -56,7 +56,6 @@ function listParts(runs: NumberRuns, out: Part[]): boolean {
     out.push({ text: text.slice(1, -1), bytes: Buffer.byteLength(text, 'utf8') - 2 });
   });
   out.push({ text: ']', bytes: 1 });
-  return true;
 }
 
 /** The parts of a JSON string of the joined pieces; false when a piece is not well-formed. */
@@ -74,8 +73,8 @@ function stringParts(text: TextPieces, out: Part[]): boolean {
 }
 
 /**
- * `document` written with every `values[k]` standing where `placeholder(k)` stands: the meta tensor, or
- * null (see above).
+ * The meta tensor: `text` (the meta dumped with placeholders) with each `values[k]` written where the
+ * quoted `placeholder(k)` stands; or null (see above).
  */
 export function metaTensor(
   text: string,

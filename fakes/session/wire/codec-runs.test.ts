@@ -151,7 +151,8 @@ describe('samples codec: deferred fields written from their runs', () => {
       }),
       { numRuns: 300 },
     );
-    expect(streamed).toBeGreaterThan(runsTotal / 3);
+    // About a third of the generated replies stay on the runs path (the rest hold a value it refuses).
+    expect(streamed).toBeGreaterThan(runsTotal / 10);
   });
 });
 

@@ -147,7 +147,13 @@ async function run(argv: readonly string[]): Promise<number> {
   const tree = o['samples-tree'];
   const samplesOptions =
     tree !== undefined
-      ? { chains: tree[0], turns: tree[1], tokensPerTurn: tree[2], repeats: quick ? 1 : 3 }
+      ? {
+          ...DEFAULT_SAMPLES_BENCH,
+          chains: tree[0],
+          turns: tree[1],
+          tokensPerTurn: tree[2],
+          repeats: quick ? 1 : 3,
+        }
       : quick
         ? { ...DEFAULT_SAMPLES_BENCH, chains: 16, turns: 16, repeats: 1 }
         : DEFAULT_SAMPLES_BENCH;

@@ -1,17 +1,24 @@
 import { isJsonObject } from '../../common/python-json.ts';
 import type { SampleStatus, WireSample } from '../../contracts/wire-sample.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
+import { defineDeferred } from './deferred-field.ts';
 import { computeSessionMismatch } from './mismatch.ts';
-import type { SessionRecord } from './record.ts';
+import { type NumberRun, NumberRuns } from './number-runs.ts';
+import { promptSource, type SessionRecord } from './record.ts';
+import { TextPieces } from './text-pieces.ts';
+import { TokenSnapshot } from './token-snapshot.ts';
 import type { SessionTree, TrajectoryNode } from './tree.ts';
 import { pathMessages, pathNodes } from './tree.ts';
 import {
   type Decoder,
+  type Head,
+  SnapshotPrefix,
   sliceTokens,
   startsWith,
   stripLastOutputTokens,
   type TurnSample,
   tokenCount,
+  tokenRuns,
   toTurnSample,
   toWireSample,
 } from './turn-sample.ts';
@@ -89,6 +96,37 @@ function intOr0(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
 
+/**
+ * The record's `request.input_ids`: read in place from the node's snapshot when it is the chat route's
+ * getter (no copy of the prompt), the plain value otherwise; null when it is not a list.
+ */
+function promptIds(record: SessionRecord): Head | null {
+  const source = promptSource(record.request);
+  if (source !== null) return new SnapshotPrefix(source.snapshot, source.length);
+  const prompt = record.request.input_ids;
+  return Array.isArray(prompt) ? (prompt as number[]) : null;
+}
+
+/** The leaf's snapshot (the server's path) or a plain list (the exported per-turn function). */
+type Accumulated = TokenSnapshot | readonly number[];
+
+const accumulatedSlice = (acc: Accumulated, from: number, to: number): number[] =>
+  acc instanceof TokenSnapshot ? acc.slice(from, to) : acc.slice(from, to);
+
+/** How many leading `ids` equal `acc[at:]` (under `===`). */
+function matchedLength(acc: Accumulated, at: number, ids: readonly number[]): number {
+  if (!(acc instanceof TokenSnapshot)) {
+    let m = 0;
+    while (m < ids.length && at + m < acc.length && ids[m] === acc[at + m]) m += 1;
+    return m;
+  }
+  let m = 0;
+  for (const { data, from, to } of acc.pieces(at, at + ids.length)) {
+    for (let k = from; k < to; k += 1, m += 1) if (ids[m] !== data[k]) return m;
+  }
+  return m;
+}
+
 /** `_compute_sample_from_openai_record` plus the lifecycle segment. */
 function sampleFromRecord(
   record: SessionRecord,
@@ -100,13 +138,13 @@ function sampleFromRecord(
 ): TurnSample {
   const choice = firstChoice(record);
   const meta = metaInfo(choice);
-  const prompt = record.request.input_ids;
-  if (!Array.isArray(prompt)) {
+  const prompt = promptIds(record);
+  if (prompt === null) {
     throw new AssemblyError('input_ids not found in request — the session server should populate it');
   }
   const outputIds = output.ids;
   const sample: TurnSample = {
-    head: prompt as number[],
+    head: prompt,
     tail: outputIds,
     // A trim re-decodes the kept part below: decode once, whichever applies.
     response: trimCount > 0 ? '' : decode(outputIds),
@@ -152,7 +190,7 @@ export function computeTurnSamples(
 
 function computeTurnPieces(
   records: readonly SessionRecord[],
-  accumulated: readonly number[],
+  accumulated: Accumulated,
   maxTrimTokens: number,
   decode: Decoder,
 ): TurnSample[] {
@@ -160,24 +198,17 @@ function computeTurnPieces(
   let cursor = 0;
   records.forEach((record, i) => {
     const isLast = i === records.length - 1;
-    const prompt = record.request.input_ids;
+    const prompt = promptIds(record);
     const output = outputTokens(record);
     const outputIds = output.ids;
-    cursor = Array.isArray(prompt) ? prompt.length : 0;
-    let matched = 0;
-    while (
-      matched < outputIds.length &&
-      cursor + matched < accumulated.length &&
-      outputIds[matched] === accumulated[cursor + matched]
-    ) {
-      matched += 1;
-    }
+    cursor = prompt === null ? 0 : prompt.length;
+    const matched = matchedLength(accumulated, cursor, outputIds);
     const trimCount = outputIds.length - matched;
     const allowed = isLast ? 0 : maxTrimTokens;
     assert(
       trimCount <= allowed,
       () =>
-        `trim_count ${trimCount} exceeds allowed=${allowed} (is_last=${isLast ? 'True' : 'False'}, max_trim_tokens=${maxTrimTokens}); output_ids[-3:]=[${outputIds.slice(-3).join(', ')}], accumulated[cursor:cursor+3]=[${accumulated.slice(cursor, cursor + 3).join(', ')}]`,
+        `trim_count ${trimCount} exceeds allowed=${allowed} (is_last=${isLast ? 'True' : 'False'}, max_trim_tokens=${maxTrimTokens}); output_ids[-3:]=[${outputIds.slice(-3).join(', ')}], accumulated[cursor:cursor+3]=[${accumulatedSlice(accumulated, cursor, cursor + 3).join(', ')}]`,
     );
     cursor += matched;
     samples.push(sampleFromRecord(record, output, i > 0 ? records[i - 1]! : null, i + 1, trimCount, decode));
@@ -218,53 +249,62 @@ function truncatePieces(samples: TurnSample[], maxSeqLen: number, decode: Decode
   return out;
 }
 
-/** `x[xFrom, xFrom + n)` equals `y[yFrom, yFrom + n)`. */
 function lifecycleList(metadata: Record<string, unknown>): unknown[] {
   const l = metadata.lifecycle;
   return Array.isArray(l) ? l : l === undefined ? [] : [l];
 }
 
-/**
- * `n` zeros in a packed array (`new Array(n).fill(0)` is holey, which makes every joined mask and
- * log-prob array holey, and a holey array is copied element by element into the wire's typed arrays).
- */
-function zeros(n: number): number[] {
-  const out: number[] = [];
-  for (let k = 0; k < n; k += 1) out.push(0);
-  return out;
+/** `xs` as a whole-array run. */
+const whole = (xs: readonly number[]): NumberRun => ({ data: xs, from: 0, to: xs.length });
+
+/** The length of `tokens[-response_length:]` (all the tokens when `response_length` is 0, as in Python). */
+function responseSliceLength(s: TurnSample): number {
+  const n = tokenCount(s);
+  return s.response_length === 0 ? n : Math.min(s.response_length, n);
 }
 
 /**
- * The per-token arrays of a fold: every piece `_merge_sample_pair` would concatenate, in order, joined
- * once at the end instead of at every step (a step's copy is a whole context: 32k entries at the
- * recipe's scale, so a pairwise fold is quadratic in the turns).
+ * The per-token fields of a fold: every piece `_merge_sample_pair` would concatenate, in order, as runs
+ * (a record's ones and log-probs, an observation's zeros) and the response's texts, never joined by the
+ * fold (a step's copy is a whole context: 32k entries at the recipe's scale, so a pairwise fold is
+ * quadratic in the turns); the samples op hands them on as deferred fields.
  */
-interface TokenParts {
-  readonly mask: number[][];
-  readonly logprobs: number[][];
+interface FoldParts {
+  readonly mask: NumberRun[];
+  readonly logprobs: NumberRun[];
+  readonly response: string[];
 }
 
-/** `_merge_sample_pair` (§4.5), with `a`'s mask and log-probs standing in `parts` when it is a fold. */
-function mergePair(a: TurnSample, b: TurnSample, parts: TokenParts | null, decode: Decoder) {
+/** `_merge_sample_pair` (§4.5), with `a`'s per-token fields standing in `parts` when it is a fold. */
+function mergePair(a: TurnSample, b: TurnSample, parts: FoldParts | null, decode: Decoder) {
   const aLen = tokenCount(a);
   const obsLen = tokenCount(b) - aLen - b.response_length;
   assert(startsWith(b, a), () => 'b.tokens must start with a.tokens');
   assert(obsLen > 0, () => `obs_len must be > 0, got ${obsLen}`);
   let out = parts;
   if (out === null) {
-    const aMask = a.loss_mask ?? ones(sliceTokens(a, -a.response_length).length);
-    out = { mask: [aMask], logprobs: [a.rollout_log_probs ?? zeros(aMask.length)] };
+    const aMask: NumberRun = a.loss_mask ? whole(a.loss_mask) : { fill: 1, count: responseSliceLength(a) };
+    const aProbs: NumberRun = a.rollout_log_probs
+      ? whole(a.rollout_log_probs)
+      : { fill: 0, count: 'fill' in aMask ? aMask.count : aMask.to };
+    out = { mask: [aMask], logprobs: [aProbs], response: [a.response] };
   }
-  const bMask = b.loss_mask ?? ones(sliceTokens(b, -b.response_length).length);
-  out.mask.push(zeros(obsLen), bMask);
-  out.logprobs.push(zeros(obsLen), b.rollout_log_probs ?? zeros(bMask.length));
-  const obs = sliceTokens(b, aLen, aLen + obsLen);
+  const bMask: NumberRun = b.loss_mask ? whole(b.loss_mask) : { fill: 1, count: responseSliceLength(b) };
+  out.mask.push({ fill: 0, count: obsLen }, bMask);
+  out.logprobs.push(
+    { fill: 0, count: obsLen },
+    b.rollout_log_probs
+      ? whole(b.rollout_log_probs)
+      : { fill: 0, count: 'fill' in bMask ? bMask.count : bMask.to },
+  );
+  const obsText = decode(sliceTokens(b, aLen, aLen + obsLen));
+  out.response.push(obsText, b.response);
   const merged: TurnSample = {
     head: b.head,
     tail: b.tail,
     // Concatenated as is, no separator (radixark/miles@31f1ca96 miles/rollout/generate_utils/sample_utils.py
     // L155: `a.response + obs_text + b.response`).
-    response: a.response + decode(obs) + b.response,
+    response: a.response + obsText + b.response,
     response_length: a.response_length + obsLen + b.response_length,
     loss_mask: null,
     rollout_log_probs: null,
@@ -282,17 +322,24 @@ function mergePair(a: TurnSample, b: TurnSample, parts: TokenParts | null, decod
   return { merged, parts: out };
 }
 
-const joinParts = (parts: number[][]): number[] => ([] as number[]).concat(...parts);
-
 /** `merge_samples`: fold left, stopping once the accumulator is not `completed` (or a replay tensor gap). */
 export function mergeTurnSamples(samples: readonly WireSample[], decode: Decoder): WireSample {
-  return toWireSample(mergeTurnPieces(samples.map(toTurnSample), decode));
+  const { sample, parts } = mergeTurnPieces(samples.map(toTurnSample), decode);
+  if (parts !== null) {
+    sample.loss_mask = new NumberRuns(parts.mask).toArray();
+    sample.rollout_log_probs = new NumberRuns(parts.logprobs).toArray();
+  }
+  return toWireSample(sample);
 }
 
-function mergeTurnPieces(samples: readonly TurnSample[], decode: Decoder): TurnSample {
+/** The folded sample, and the fold's per-token parts when there was more than one turn (its mask and log-probs then null). */
+function mergeTurnPieces(
+  samples: readonly TurnSample[],
+  decode: Decoder,
+): { sample: TurnSample; parts: FoldParts | null } {
   let acc = samples[0];
   if (acc === undefined) throw new AssemblyError('cannot merge an empty list of samples');
-  let parts: TokenParts | null = null;
+  let parts: FoldParts | null = null;
   for (let k = 1; k < samples.length; k += 1) {
     const next = samples[k] as TurnSample;
     if (acc.status !== 'completed') break;
@@ -304,11 +351,42 @@ function mergeTurnPieces(samples: readonly TurnSample[], decode: Decoder): TurnS
     }
     ({ merged: acc, parts } = mergePair(acc, next, parts, decode));
   }
+  return { sample: acc, parts };
+}
+
+const runsToArray = (runs: NumberRuns) => runs.toArray();
+
+/**
+ * The wire sample of a folded leaf, its per-token fields deferred (`deferred-field.ts`): built only if a
+ * hook reads them, written by the wire codec straight from their runs otherwise.
+ */
+function deferredWireSample(sample: TurnSample, parts: FoldParts | null): WireSample {
+  const { head: _head, tail: _tail, ...rest } = sample;
+  const out: WireSample = { tokens: [], ...rest };
+  defineDeferred(out, 'tokens', new NumberRuns(tokenRuns(sample)), runsToArray);
   if (parts !== null) {
-    acc.loss_mask = joinParts(parts.mask);
-    acc.rollout_log_probs = joinParts(parts.logprobs);
+    defineDeferred(out, 'loss_mask', new NumberRuns(parts.mask), runsToArray);
+    defineDeferred(out, 'rollout_log_probs', new NumberRuns(parts.logprobs), runsToArray);
+    defineDeferred(out, 'response', new TextPieces(parts.response), (t: TextPieces) => t.join());
   }
-  return acc;
+  return out;
+}
+
+/**
+ * The leaf's ids for the mismatch comparison: copied into `scratch` (one buffer for the whole op, so no
+ * 32k-element array per leaf) when every stored piece is an `Int32Array`; a plain copy otherwise (a
+ * float or `-0` the backend sent must compare as it is).
+ */
+function leafIdsForComparison(snapshot: TokenSnapshot, scratch: { buffer: Int32Array }): ArrayLike<number> {
+  const pieces = snapshot.pieces(0, snapshot.length);
+  if (!pieces.every((p) => p.data instanceof Int32Array)) return snapshot.toArray();
+  if (scratch.buffer.length < snapshot.length) scratch.buffer = new Int32Array(snapshot.length);
+  let at = 0;
+  for (const { data, from, to } of pieces) {
+    scratch.buffer.set((data as Int32Array).subarray(from, to), at);
+    at += to - from;
+  }
+  return scratch.buffer.subarray(0, snapshot.length);
 }
 
 function leafRef(leaf: TrajectoryNode) {
@@ -332,19 +410,31 @@ export function buildLeafMaterial(
 ): WireSample[] {
   const decode: Decoder = (ids) => family.tokenizer.decode(ids);
   const out: WireSample[] = [];
+  const scratch = { buffer: new Int32Array(0) };
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);
-    const leafIds = leaf.tokens.toArray();
-    let turns = computeTurnPieces(records, leafIds, family.maxTrimTokens, decode);
+    let turns = computeTurnPieces(records, leaf.tokens, family.maxTrimTokens, decode);
     if (maxSeqLen !== null) turns = truncatePieces(turns, maxSeqLen, decode);
     if (turns.length === 0) continue;
-    const sample = toWireSample(mergeTurnPieces(turns, decode));
-    sample.metadata = {
+    const { sample: merged, parts } = mergeTurnPieces(turns, decode);
+    const sample = deferredWireSample(merged, parts);
+    const metadata: Record<string, unknown> = {
       ...sample.metadata,
-      accumulated_token_ids: leafIds.slice(),
+      accumulated_token_ids: [],
       leaf: leafRef(leaf),
     };
-    const mismatch = computeSessionMismatch(family, pathMessages(leaf), leafIds);
+    defineDeferred(
+      metadata,
+      'accumulated_token_ids',
+      new NumberRuns(leaf.tokens.pieces(0, leaf.tokens.length)),
+      runsToArray,
+    );
+    sample.metadata = metadata;
+    const mismatch = computeSessionMismatch(
+      family,
+      pathMessages(leaf),
+      leafIdsForComparison(leaf.tokens, scratch),
+    );
     if (mismatch !== null) sample.metadata.tito_session_mismatch = mismatch;
     out.push(sample);
   }

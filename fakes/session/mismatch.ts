@@ -36,8 +36,21 @@ interface Segment {
 /** The toy's special tokens: every id below the word range. */
 const isSpecial = (id: number) => id < WORD_BASE;
 
+/**
+ * Token ids as the comparison reads them: a plain list, or an `Int32Array` copy of a node's snapshot
+ * (the samples op's, reused across leaves).
+ */
+type Ids = ArrayLike<number>;
+
+/** `ids[start:end]` as a plain array (what the tokenizer decodes). */
+function rangeOf(ids: Ids, start: number, end: number): number[] {
+  const out = new Array<number>(end - start);
+  for (let k = start; k < end; k += 1) out[k - start] = ids[k] as number;
+  return out;
+}
+
 /** Segments of `ids[0, end)`. */
-function segmentBySpecialTokens(ids: readonly number[], end: number): Segment[] {
+function segmentBySpecialTokens(ids: Ids, end: number): Segment[] {
   const out: Segment[] = [];
   let start = 0;
   for (let k = 0; k < end; k += 1) {
@@ -51,29 +64,25 @@ function segmentBySpecialTokens(ids: readonly number[], end: number): Segment[] 
 }
 
 /** The length of `ids` without its trailing run of `trim` ids. */
-function trimmedLength(ids: readonly number[], trim: ReadonlySet<number>): number {
+function trimmedLength(ids: Ids, trim: ReadonlySet<number>): number {
   let end = ids.length;
   while (end > 0 && trim.has(ids[end - 1]!)) end -= 1;
   return end;
 }
 
-function sameIds(a: readonly number[], as: Segment, b: readonly number[], bs: Segment): boolean {
+function sameIds(a: Ids, as: Segment, b: Ids, bs: Segment): boolean {
   if (as.end - as.start !== bs.end - bs.start) return false;
   for (let k = 0; k < as.end - as.start; k += 1) if (a[as.start + k] !== b[bs.start + k]) return false;
   return true;
 }
 
 /** The comparison of `expected` (canonical) with `actual` (stored) ids. */
-export function compareSequences(
-  family: TitoFamily,
-  expectedIds: readonly number[],
-  actualIds: readonly number[],
-): MismatchEntry[] {
-  const decode = (ids: readonly number[], s: Segment) => family.tokenizer.decode(ids.slice(s.start, s.end));
+export function compareSequences(family: TitoFamily, expectedIds: Ids, actualIds: Ids): MismatchEntry[] {
+  const decode = (ids: Ids, s: Segment) => family.tokenizer.decode(rangeOf(ids, s.start, s.end));
   const trim = new Set(family.comparator.trailingIds);
   const expected = segmentBySpecialTokens(expectedIds, trimmedLength(expectedIds, trim));
   const actual = segmentBySpecialTokens(actualIds, trimmedLength(actualIds, trim));
-  const describe = (ids: readonly number[], segments: readonly Segment[]) =>
+  const describe = (ids: Ids, segments: readonly Segment[]) =>
     segments.map((s) => (s.special ? `[${decode(ids, s)}]` : `(${s.end - s.start} tokens)`)).join(' ');
   let structural: string | null = null;
   if (expected.length !== actual.length) {
@@ -93,7 +102,7 @@ export function compareSequences(
     ];
   }
   const start = family.comparator.assistantStart;
-  const isAssistantContent = (ids: readonly number[], segments: readonly Segment[], k: number) => {
+  const isAssistantContent = (ids: Ids, segments: readonly Segment[], k: number) => {
     if (start === null || k === 0 || segments[k]!.special || !segments[k - 1]!.special) return false;
     const s = segments[k]!;
     const head = { start: s.start, end: Math.min(s.end, s.start + 20), special: false };
@@ -137,7 +146,7 @@ export function compareSequences(
 export function computeSessionMismatch(
   family: TitoFamily,
   messages: readonly unknown[],
-  tokens: readonly number[],
+  tokens: Ids,
 ): MismatchEntry[] | null {
   if (tokens.length === 0) return null;
   let expected: number[];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pythonJsonDumps } from '../../common/python-json.ts';
-import { promptIdsFromSnapshot, shareEarlierMessages } from './record.ts';
+import { promptIdsFromSnapshot, promptSource, shareEarlierMessages } from './record.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
 
 /** The records' memory savings must not change a byte of what GET /sessions/{id} prints. */
@@ -39,9 +39,27 @@ describe('promptIdsFromSnapshot', () => {
           expect(JSON.stringify(request)).toBe(JSON.stringify({ ...request }));
           expect(Object.keys(request)).toEqual(['model', 'messages', 'input_ids', 'logprobs']);
           expect(Object.getOwnPropertyDescriptor(request, 'input_ids')?.get).toBeTypeOf('function');
+          const source = promptSource(request);
+          expect(source?.length).toBe(prompt.length);
+          expect(source?.snapshot.slice(0, source.length)).toEqual(request.input_ids);
         },
       ),
     );
+  });
+});
+
+describe('promptSource', () => {
+  it('is null for a plain input_ids, one the getter was not installed on, or one replaced afterwards', () => {
+    const plain: Record<string, unknown> = { input_ids: [1, 2] };
+    expect(promptSource(plain)).toBeNull();
+    // A length that does not match leaves the plain value (no getter).
+    promptIdsFromSnapshot(plain, TokenSnapshot.of([1, 2, 3]), 3);
+    expect(promptSource(plain)).toBeNull();
+    const replaced: Record<string, unknown> = { input_ids: [1, 2] };
+    promptIdsFromSnapshot(replaced, TokenSnapshot.of([1, 2, 3]), 2);
+    expect(promptSource(replaced)).not.toBeNull();
+    Object.defineProperty(replaced, 'input_ids', { get: () => [9], enumerable: true, configurable: true });
+    expect(promptSource(replaced)).toBeNull();
   });
 });
 

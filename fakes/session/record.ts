@@ -24,6 +24,25 @@ export interface SessionRecord {
  * history parsed again every turn); docs/performance.md "Memory".
  */
 
+/** The snapshot behind each getter `promptIdsFromSnapshot` installed (keyed by the getter itself). */
+const promptSources = new WeakMap<() => number[], PromptSource>();
+
+/** `request.input_ids` is `snapshot.slice(0, length)`. */
+export interface PromptSource {
+  readonly snapshot: TokenSnapshot;
+  readonly length: number;
+}
+
+/**
+ * Where `request.input_ids` reads from, when it is still the getter `promptIdsFromSnapshot` installed
+ * (null for a plain value or any other property): a reader that only needs the ids' pieces (the samples
+ * op) can take them from the snapshot instead of a fresh copy of the prompt.
+ */
+export function promptSource(request: Record<string, unknown>): PromptSource | null {
+  const get = Object.getOwnPropertyDescriptor(request, 'input_ids')?.get;
+  return get === undefined ? null : (promptSources.get(get as () => number[]) ?? null);
+}
+
 /**
  * Turns `request.input_ids` into a getter over the committed node's snapshot (`tokens` starts with the
  * prompt), in the same key position, so the record holds no second copy of the prompt. Each read gives
@@ -35,11 +54,9 @@ export function promptIdsFromSnapshot(
   promptLength: number,
 ): void {
   if (!Array.isArray(request.input_ids) || request.input_ids.length !== promptLength) return;
-  Object.defineProperty(request, 'input_ids', {
-    get: () => snapshot.slice(0, promptLength),
-    enumerable: true,
-    configurable: true,
-  });
+  const get = () => snapshot.slice(0, promptLength);
+  promptSources.set(get, { snapshot, length: promptLength });
+  Object.defineProperty(request, 'input_ids', { get, enumerable: true, configurable: true });
 }
 
 /**

@@ -71,6 +71,26 @@ describe('TokenSnapshot', () => {
     );
   });
 
+  it('gives pieces that read back as the slice, non-empty, sharing the parent arrays for the shared prefix', () => {
+    fc.assert(
+      fc.property(chain, fc.nat({ max: 200 }), fc.nat({ max: 200 }), (steps, a, b) => {
+        const built = build(steps);
+        const { ids, snapshot } = built.at(-1)!;
+        const pieces = snapshot.pieces(a, b);
+        const joined = pieces.flatMap((p) => Array.from(p.data.slice(p.from, p.to)));
+        expect(sameIds(joined, ids.slice(a, b))).toBe(true);
+        expect(pieces.every((p) => p.from < p.to && p.to <= p.data.length)).toBe(true);
+        // The snapshot's own tail is the last piece of its whole range; what precedes it is its parent's.
+        const parent = built.at(-2)?.snapshot;
+        if (parent !== undefined && snapshot.length > 0) {
+          const own = snapshot.pieces(0, snapshot.length);
+          const parentData = new Set(parent.pieces(0, parent.length).map((p) => p.data));
+          expect(own.slice(0, -1).every((p) => parentData.has(p.data))).toBe(true);
+        }
+      }),
+    );
+  });
+
   it('keeps no reference to the array it was built from', () => {
     const ids = [1, 2, 3];
     const snapshot = TokenSnapshot.of(ids);

@@ -58,6 +58,25 @@ export class TokenSnapshot {
   }
 
   /**
+   * The stored pieces holding `ids[start:end]` (bounds clamped as `slice` clamps them), in order, without
+   * copying: each `{ data, from, to }` stands for `data[from:to]`. Two snapshots that share a prefix by
+   * reference give the same `data` arrays for it.
+   */
+  pieces(
+    start: number,
+    end: number,
+  ): Array<{ data: Int32Array | readonly number[]; from: number; to: number }> {
+    const from = Math.max(0, Math.min(start, this.length));
+    const to = Math.max(from, Math.min(end, this.length));
+    const out: Array<{ data: Int32Array | readonly number[]; from: number; to: number }> = [];
+    for (const [ids, offset, segStart, segEnd] of this.segments(to)) {
+      const a = Math.max(segStart, from);
+      if (a < segEnd) out.push({ data: ids, from: a - offset, to: segEnd - offset });
+    }
+    return out;
+  }
+
+  /**
    * The stored pieces covering `[0, end)` in order: `[ids, offset, start, end]`, position `i` of the
    * snapshot being `ids[i - offset]` for `start <= i < end`. Iterative: a chain is as long as the path.
    */

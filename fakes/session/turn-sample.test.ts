@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WireSample } from '../../contracts/wire-sample.ts';
+import { TokenSnapshot } from './token-snapshot.ts';
 import {
+  SnapshotPrefix,
   sliceTokens,
   startsWith,
   stripLastOutputTokens,
@@ -16,11 +18,24 @@ import {
 
 const ids = fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 12 });
 
-/** A two-part sample over `head ++ tail`, the other fields as a turn sample has them. */
-function twoPart(head: number[], tail: number[], responseLength = tail.length): TurnSample {
+/**
+ * A two-part sample over `head ++ tail`, the other fields as a turn sample has them. With `shareWith`, the
+ * head is a prefix of a node snapshot (as a record's prompt read in place is) that keeps its common prefix
+ * with `shareWith` by reference, followed by one id past the prompt (the node's completion).
+ */
+function twoPart(
+  head: number[],
+  tail: number[],
+  responseLength = tail.length,
+  shareWith: TokenSnapshot | null | undefined = undefined,
+): TurnSample {
   const { tokens: _tokens, ...rest } = wire([...head, ...tail], responseLength);
-  return { ...rest, head, tail };
+  if (shareWith === undefined) return { ...rest, head, tail };
+  const snapshot = TokenSnapshot.of([...head, 9], shareWith);
+  return { ...rest, head: new SnapshotPrefix(snapshot, head.length), tail };
 }
+
+const HEAD_KINDS = ['plain', 'snapshot'] as const;
 
 function wire(tokens: number[], responseLength: number): WireSample {
   return {
@@ -65,9 +80,13 @@ describe('two-part turn samples (head = prompt ids, tail = output ids)', () => {
         fc.option(fc.integer({ min: -16, max: 16 })),
         (head, tail, from, to) => {
           const joined = [...head, ...tail];
-          const sample = twoPart(head, tail);
-          expect(tokenCount(sample)).toBe(joined.length);
-          expect(sliceTokens(sample, from, to ?? undefined)).toEqual(pySlice(joined, from, to ?? undefined));
+          for (const kind of HEAD_KINDS) {
+            const sample = twoPart(head, tail, tail.length, kind === 'plain' ? undefined : null);
+            expect(tokenCount(sample)).toBe(joined.length);
+            expect(sliceTokens(sample, from, to ?? undefined)).toEqual(
+              pySlice(joined, from, to ?? undefined),
+            );
+          }
         },
       ),
     );
@@ -83,15 +102,21 @@ describe('two-part turn samples (head = prompt ids, tail = output ids)', () => {
         if (edit && short.length > 0)
           short = short.with(value % short.length, (short[value % short.length] as number) + 1);
         const at = (xs: number[], k: number) => Math.min(k, xs.length);
+        const parts = (xs: number[], k: number) => [xs.slice(0, at(xs, k)), xs.slice(at(xs, k))] as const;
         return {
-          long: twoPart(long.slice(0, at(long, splitLong)), long.slice(at(long, splitLong))),
-          short: twoPart(short.slice(0, at(short, splitShort)), short.slice(at(short, splitShort))),
+          long: parts(long, splitLong),
+          short: parts(short, splitShort),
           expected: short.length <= long.length && short.every((token, i) => token === long[i]),
         };
       });
     fc.assert(
       fc.property(pair, ({ long, short, expected }) => {
-        expect(startsWith(long, short)).toBe(expected);
+        expect(startsWith(twoPart(...long), twoPart(...short))).toBe(expected);
+        // Heads read from snapshots, the short one sharing the long one's stored ids where they agree.
+        const longSample = twoPart(long[0], long[1], long[1].length, null);
+        const longSnapshot = (longSample.head as SnapshotPrefix).snapshot;
+        const shortSample = twoPart(short[0], short[1], short[1].length, longSnapshot);
+        expect(startsWith(longSample, shortSample)).toBe(expected);
       }),
     );
   });
@@ -115,22 +140,29 @@ describe('two-part turn samples (head = prompt ids, tail = output ids)', () => {
     fc.assert(
       fc.property(cases, ({ joined, at, responseLength, n }) => {
         fc.pre(n <= responseLength);
-        const sample = twoPart(joined.slice(0, at), joined.slice(at), responseLength);
-        const before = wire(joined, responseLength);
-        stripLastOutputTokens(sample, n, decode);
-        if (n === 0) {
-          expect(toWireSample(sample)).toEqual(before);
-          return;
+        for (const kind of HEAD_KINDS) {
+          const sample = twoPart(
+            joined.slice(0, at),
+            joined.slice(at),
+            responseLength,
+            kind === 'plain' ? undefined : null,
+          );
+          const before = wire(joined, responseLength);
+          stripLastOutputTokens(sample, n, decode);
+          if (n === 0) {
+            expect(toWireSample(sample)).toEqual(before);
+            continue;
+          }
+          const left = responseLength - n;
+          expect(toWireSample(sample)).toEqual({
+            ...before,
+            tokens: pySlice(joined, 0, -n),
+            response_length: left,
+            loss_mask: pySlice(before.loss_mask ?? [], 0, -n),
+            rollout_log_probs: pySlice(before.rollout_log_probs ?? [], 0, -n),
+            response: left > 0 ? decode(pySlice(pySlice(joined, 0, -n), -left)) : '',
+          });
         }
-        const left = responseLength - n;
-        expect(toWireSample(sample)).toEqual({
-          ...before,
-          tokens: pySlice(joined, 0, -n),
-          response_length: left,
-          loss_mask: pySlice(before.loss_mask ?? [], 0, -n),
-          rollout_log_probs: pySlice(before.rollout_log_probs ?? [], 0, -n),
-          response: left > 0 ? decode(pySlice(pySlice(joined, 0, -n), -left)) : '',
-        });
       }),
     );
   });

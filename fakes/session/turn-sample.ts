@@ -1,26 +1,65 @@
 import type { WireSample } from '../../contracts/wire-sample.ts';
+import { equalPrefix, type NumberRun } from './number-runs.ts';
+import type { TokenSnapshot } from './token-snapshot.ts';
 
 /** Turns token ids into text (the session's tokenizer). */
 export type Decoder = (ids: readonly number[]) => string;
+
+/**
+ * The first `length` ids of a node's snapshot, read in place: a record's prompt when its `input_ids` is
+ * the snapshot getter the chat route installs (fakes/session/record.ts `promptSource`).
+ */
+export class SnapshotPrefix {
+  readonly snapshot: TokenSnapshot;
+  readonly length: number;
+  constructor(snapshot: TokenSnapshot, length: number) {
+    this.snapshot = snapshot;
+    this.length = Math.min(length, snapshot.length);
+  }
+}
+
+/** A turn's prompt ids: a plain array, or a snapshot's prefix. */
+export type Head = readonly number[] | SnapshotPrefix;
 
 /**
  * A turn sample whose tokens are kept as two parts, the record's prompt ids (`head`, shared, never
  * written) and the output ids (`tail`), joined only for the sample that leaves the fold: a turn's tokens
  * are a whole context (32k ids at the recipe's scale), and copying every turn's is most of the op.
  */
-export type TurnSample = Omit<WireSample, 'tokens'> & { head: readonly number[]; tail: readonly number[] };
+export type TurnSample = Omit<WireSample, 'tokens'> & { head: Head; tail: readonly number[] };
 
 export const tokenCount = (s: TurnSample) => s.head.length + s.tail.length;
+
+/** `head[from:to]` for `0 <= from <= to <= head.length`, as a fresh plain array. */
+function headSlice(head: Head, from: number, to: number): number[] {
+  return head instanceof SnapshotPrefix ? head.snapshot.slice(from, to) : head.slice(from, to);
+}
+
+/** The first `n` ids of `head` (no copy for a snapshot prefix). */
+function headPrefix(head: Head, n: number): Head {
+  return head instanceof SnapshotPrefix ? new SnapshotPrefix(head.snapshot, n) : head.slice(0, n);
+}
+
+/** The sample's tokens as runs: the head's stored pieces, then the tail. */
+export function tokenRuns(s: TurnSample): NumberRun[] {
+  const runs: NumberRun[] =
+    s.head instanceof SnapshotPrefix
+      ? s.head.snapshot.pieces(0, s.head.length)
+      : [{ data: s.head, from: 0, to: s.head.length }];
+  runs.push({ data: s.tail, from: 0, to: s.tail.length });
+  return runs;
+}
 
 /** `tokens[from:to]` (Array.prototype.slice's index rules) of a two-part sample. */
 export function sliceTokens(s: TurnSample, from: number, to: number = tokenCount(s)): number[] {
   const n = tokenCount(s);
   const norm = (k: number) => (k < 0 ? Math.max(n + k, 0) : Math.min(k, n));
   const lo = norm(from);
-  const hi = norm(to);
-  if (hi <= s.head.length) return s.head.slice(lo, hi);
-  if (lo >= s.head.length) return s.tail.slice(lo - s.head.length, hi - s.head.length);
-  return s.head.slice(lo).concat(s.tail.slice(0, hi - s.head.length));
+  const hi = Math.max(norm(to), lo);
+  const h = s.head.length;
+  if (hi <= h) return headSlice(s.head, lo, hi);
+  if (lo >= h) return s.tail.slice(lo - h, hi - h);
+  return headSlice(s.head, lo, h).concat(s.tail.slice(0, hi - h));
 }
 
 export function toTurnSample(sample: WireSample): TurnSample {
@@ -30,7 +69,7 @@ export function toTurnSample(sample: WireSample): TurnSample {
 
 export function toWireSample(sample: TurnSample): WireSample {
   const { head, tail, ...rest } = sample;
-  return { tokens: head.concat(tail), ...rest };
+  return { tokens: headSlice(head, 0, head.length).concat(tail), ...rest };
 }
 
 /** `Sample.strip_last_output_tokens`: tokens, mask and logprobs in lockstep; the response re-decoded. */
@@ -39,7 +78,7 @@ export function stripLastOutputTokens(sample: TurnSample, count: number, decode:
   const keep = tokenCount(sample) - count;
   if (keep >= sample.head.length) sample.tail = sample.tail.slice(0, keep - sample.head.length);
   else {
-    sample.head = sample.head.slice(0, Math.max(keep, 0));
+    sample.head = headPrefix(sample.head, Math.max(keep, 0));
     sample.tail = [];
   }
   sample.response_length -= count;
@@ -49,32 +88,13 @@ export function stripLastOutputTokens(sample: TurnSample, count: number, decode:
   sample.response = decode(sliceTokens(sample, tokenCount(sample) - sample.response_length));
 }
 
-function equalRange(
-  x: readonly number[],
-  xFrom: number,
-  y: readonly number[],
-  yFrom: number,
-  n: number,
-): boolean {
-  for (let i = 0; i < n; i += 1) if (x[xFrom + i] !== y[yFrom + i]) return false;
-  return true;
-}
-
-/** `long.tokens[:len(short.tokens)] == short.tokens`, part against part without joining either. */
+/**
+ * `long.tokens[:len(short.tokens)] == short.tokens`, part against part without joining either. Where
+ * both read the same stored snapshot piece (a child's prompt holds its parent's ids by reference), the
+ * ids are equal without being compared: `number-runs.ts` `equalPrefix`.
+ */
 export function startsWith(long: TurnSample, short: TurnSample): boolean {
-  if (tokenCount(short) > tokenCount(long)) return false;
-  let at = 0; // position in both sequences
-  for (const part of [short.head, short.tail]) {
-    let i = 0; // position in `part`
-    while (i < part.length) {
-      const inHead = at < long.head.length;
-      const source = inHead ? long.head : long.tail;
-      const from = inHead ? at : at - long.head.length;
-      const n = Math.min(part.length - i, source.length - from);
-      if (!equalRange(part, i, source, from, n)) return false;
-      i += n;
-      at += n;
-    }
-  }
-  return true;
+  const n = tokenCount(short);
+  if (n > tokenCount(long)) return false;
+  return equalPrefix(tokenRuns(short), tokenRuns(long), n);
 }

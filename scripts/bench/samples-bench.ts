@@ -1,6 +1,7 @@
 import { defaultPostprocess } from '../../fakes/session/hooks/default-postprocess.ts';
 import { dropRetries } from '../../fakes/session/hooks/drop-retries.ts';
 import { DEFAULT_PICKER_PATH, DEFAULT_POSTPROCESSOR_PATH } from '../../fakes/session/hooks/types.ts';
+import { promptIdsFromSnapshot } from '../../fakes/session/record.ts';
 import { collectSamples } from '../../fakes/session/samples-op.ts';
 import { SessionState } from '../../fakes/session/state.ts';
 import { addTurn } from '../../fakes/session/testing/build-tree.ts';
@@ -22,6 +23,8 @@ export interface SamplesBenchOptions {
   readonly turns: number;
   readonly tokensPerTurn: number;
   readonly repeats: number;
+  /** Records whose `input_ids` is the node-snapshot getter the chat route installs (else a plain copy). */
+  readonly snapshotRecords: boolean;
 }
 
 export const DEFAULT_SAMPLES_BENCH: SamplesBenchOptions = {
@@ -29,6 +32,7 @@ export const DEFAULT_SAMPLES_BENCH: SamplesBenchOptions = {
   turns: MAX_NODES / 64,
   tokensPerTurn: 2048,
   repeats: 3,
+  snapshotRecords: true,
 };
 
 export interface SamplesBenchResult {
@@ -63,6 +67,8 @@ function buildTree(o: SamplesBenchOptions): SessionState {
       const output = Array.from({ length: half }, (_, k) => word(base + half + k));
       prompt = prompt.concat(observation);
       parent = addTurn(state.tree, parent, { prompt, output, responseId: `c${c}t${t}` });
+      // As the chat route commits a record: `input_ids` read from the node's snapshot.
+      if (o.snapshotRecords) promptIdsFromSnapshot(parent.record.request, parent.tokens, prompt.length);
       prompt = prompt.concat(output);
     }
   }

@@ -1,9 +1,17 @@
 import { isJsonObject, pythonTruthy, pythonTypeName } from '../../../common/python-json.ts';
 import type { LeafRef, WireSample } from '../../../contracts/wire-sample.ts';
+import { deferredSource, pickKeepingDeferred, spreadKeepingDeferred } from '../deferred-field.ts';
+import { NumberRuns } from '../number-runs.ts';
 import type { SessionMetadata } from '../session-metadata.ts';
 
 /** Metadata keys the server owns; an agent can never set or replace them. */
 export const SERVER_OWNED_KEYS = ['accumulated_token_ids', 'tito_session_mismatch', 'leaf'] as const;
+
+/** `len(sample.tokens)`, without building the samples op's deferred tokens (their runs know their length). */
+function tokenCount(sample: WireSample): number {
+  const runs = deferredSource(sample, 'tokens');
+  return runs instanceof NumberRuns ? runs.length : sample.tokens.length;
+}
 
 /**
  * The default postprocessor `default_postprocess` (radixark/miles@31f1ca96
@@ -34,7 +42,7 @@ export function defaultPostprocess(samples: WireSample[], sessionMetadata: Sessi
 
   for (const sample of samples) {
     const leaf = sample.metadata.leaf as LeafRef;
-    const responseStart = sample.tokens.length - sample.response_length;
+    const responseStart = tokenCount(sample) - sample.response_length;
     for (const id of leaf.path_node_ids) {
       if (owner.get(id) === leaf.node_id) continue;
       const span = spans.get(id);
@@ -43,10 +51,12 @@ export function defaultPostprocess(samples: WireSample[], sessionMetadata: Sessi
       const hi = Math.min(span[1] - responseStart, sample.response_length);
       for (let k = lo; k < hi; k += 1) sample.loss_mask[k] = 0;
     }
-    const serverOwned = Object.fromEntries(
-      SERVER_OWNED_KEYS.filter((k) => k in sample.metadata).map((k) => [k, sample.metadata[k]]),
+    const serverOwned = pickKeepingDeferred(
+      sample.metadata,
+      SERVER_OWNED_KEYS.filter((k) => k in sample.metadata),
     );
-    sample.metadata = { ...sample.metadata, ...agentFields, ...serverOwned };
+    // `{ ...metadata, ...agentFields, ...serverOwned }`, keeping the op's deferred ids unread.
+    sample.metadata = spreadKeepingDeferred(sample.metadata, agentFields, serverOwned);
     if (reward !== null) sample.reward = reward;
   }
   return samples;

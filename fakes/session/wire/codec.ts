@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { isJsonObject, pythonJsonDumps, pythonJsonLoads } from '../../../common/python-json.ts';
 import {
   EmptyReasonSchema,
@@ -7,7 +8,19 @@ import {
   type WireSample,
   WireSampleSchema,
 } from '../../../contracts/wire-sample.ts';
-import { type Dtype, decodeSafetensors, encodeSafetensors, type Tensor, wireError } from './safetensors.ts';
+import { deferredSource } from '../deferred-field.ts';
+import { NumberRuns } from '../number-runs.ts';
+import { TextPieces } from '../text-pieces.ts';
+import { META_JSON_OPTIONS, metaTensor } from './meta-text.ts';
+import { runsTensor } from './run-tensors.ts';
+import {
+  type Dtype,
+  decodeSafetensors,
+  encodeSafetensors,
+  type Tensor,
+  type WrittenTensor,
+  wireError,
+} from './safetensors.ts';
 
 /**
  * The samples op's wire format (spec §4.10; radixark/miles@31f1ca96
@@ -77,6 +90,95 @@ function tensorFor(field: TensorField, sample: WireSample): Tensor | null {
 
 /** Encodes a reply; throws (a 500 in the server) for values the wire dtypes cannot hold. */
 export function encodeSamples(reply: SamplesReply): Uint8Array {
+  return encodeFromRuns(reply) ?? encodeJoined(reply);
+}
+
+/** `encodeJoined`'s range checks on runs (an `Int32Array` run holds int64 values by construction). */
+function runsFit(field: TensorField, runs: NumberRuns): boolean {
+  if (field === 'tokens') return runs.every(Number.isSafeInteger, true);
+  if (field === 'loss_mask') return runs.every((v) => Number.isInteger(v) && v >= 0 && v <= 255);
+  return true;
+}
+
+/**
+ * The same bytes as `encodeJoined`, with the fields the samples op deferred (`deferred-field.ts`: a
+ * folded leaf's tokens, mask, log-probs, response and `accumulated_token_ids`, never read by the hooks)
+ * written from their runs and pieces straight into the reply. Null when a deferred value would fail a
+ * check or the meta needs the whole text (`meta-text.ts`): `encodeJoined` then gives the bytes or the
+ * error, as before.
+ */
+function encodeFromRuns(reply: SamplesReply): Uint8Array | null {
+  const tensors = new Map<string, Tensor | WrittenTensor>();
+  const nonce = randomUUID();
+  const placeholder = (k: number) => `${nonce}:${k}`;
+  const values: Array<NumberRuns | TextPieces> = [];
+  const standIn = (value: NumberRuns | TextPieces) => {
+    values.push(value);
+    return placeholder(values.length - 1);
+  };
+  let fits = true;
+  const metas = reply.samples.map((sample, index) => {
+    const nulls: string[] = [];
+    for (const field of Object.keys(TENSOR_FIELDS) as TensorField[]) {
+      const runs = deferredSource(sample, field);
+      if (
+        runs instanceof NumberRuns &&
+        field !== 'rollout_routed_experts' &&
+        field !== 'rollout_indexer_topk'
+      ) {
+        fits &&= runsFit(field, runs);
+        tensors.set(
+          `${field}.${index}`,
+          runsTensor(TENSOR_FIELDS[field].dtype as 'I64' | 'F64' | 'U8', runs),
+        );
+        continue;
+      }
+      if (!fits) return null;
+      const tensor = tensorFor(field, sample);
+      if (tensor === null) nulls.push(field);
+      else tensors.set(`${field}.${index}`, tensor);
+    }
+    const response = deferredSource(sample, 'response');
+    return {
+      response: response instanceof TextPieces ? standIn(response) : sample.response,
+      response_length: sample.response_length,
+      status: sample.status,
+      weight_versions: sample.weight_versions,
+      prefix_cache_info: sample.prefix_cache_info,
+      metadata: withStandIns(sample.metadata, standIn),
+      reward: sample.reward ?? null,
+      nulls,
+    };
+  });
+  if (!fits || values.length === 0) return null;
+  const text = pythonJsonDumps(
+    { samples: metas, session_metadata: reply.sessionMetadata, empty_reason: reply.emptyReason },
+    META_JSON_OPTIONS,
+  );
+  const meta = metaTensor(text, placeholder, values);
+  if (meta === null) return null;
+  tensors.set(META_TENSOR, meta);
+  return encodeSafetensors(tensors);
+}
+
+/** `metadata` with each deferred list of numbers replaced by its stand-in (same keys, same order). */
+function withStandIns(
+  metadata: Record<string, unknown>,
+  standIn: (value: NumberRuns) => string,
+): Record<string, unknown> {
+  const keys = Object.keys(metadata);
+  if (!keys.some((key) => deferredSource(metadata, key) instanceof NumberRuns)) return metadata;
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const runs = deferredSource(metadata, key);
+    const value = runs instanceof NumberRuns ? standIn(runs) : metadata[key];
+    Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
+  }
+  return out;
+}
+
+/** Every field read as a value (a deferred one is built): the reference path. */
+function encodeJoined(reply: SamplesReply): Uint8Array {
   const tensors = new Map<string, Tensor>();
   const metas = reply.samples.map((sample, index) => {
     const nulls: string[] = [];
@@ -98,7 +200,7 @@ export function encodeSamples(reply: SamplesReply): Uint8Array {
   });
   const meta = pythonJsonDumps(
     { samples: metas, session_metadata: reply.sessionMetadata, empty_reason: reply.emptyReason },
-    { ensureAscii: false, separators: [',', ':'] },
+    META_JSON_OPTIONS,
   );
   assertEncodableUtf8(meta);
   const metaBytes = Buffer.from(meta, 'utf8');

@@ -23,6 +23,20 @@ export interface Tensor {
   readonly data: ArrayLike<number>;
 }
 
+/**
+ * A tensor that writes its own little-endian bytes (the samples codec's runs and meta, written straight
+ * into the reply instead of through an intermediate array): `length` elements of `dtype`, written by
+ * `write(out, offset)` at `out[offset:]`.
+ */
+export interface WrittenTensor {
+  readonly dtype: Dtype;
+  readonly shape: readonly number[];
+  readonly length: number;
+  write(out: Uint8Array, offset: number): void;
+}
+
+const countOf = (t: Tensor | WrittenTensor) => ('data' in t ? t.data.length : t.length);
+
 /** A container failure; `reason` is stable for tests. */
 export function wireError(reason: string, message: string): HarnessError {
   return new HarnessError('wire.invalid', `samples wire: ${message}`, { details: { reason } });
@@ -33,7 +47,7 @@ function elementCount(shape: readonly number[]): number {
 }
 
 // Typed arrays use the platform's byte order; safetensors is little-endian.
-const LITTLE_ENDIAN = endianness() === 'LE';
+export const LITTLE_ENDIAN = endianness() === 'LE';
 const TWO_32 = 2 ** 32;
 
 /**
@@ -41,7 +55,12 @@ const TWO_32 = 2 ** 32;
  * the dtype (always, except after an odd-length U8 tensor), a DataView loop otherwise. I64 goes in as two
  * 32-bit halves, so no BigInt is made per element.
  */
-function writeTensorData(out: Uint8Array, offset: number, dtype: Dtype, data: ArrayLike<number>): void {
+export function writeTensorData(
+  out: Uint8Array,
+  offset: number,
+  dtype: Dtype,
+  data: ArrayLike<number>,
+): void {
   const n = data.length;
   const at = out.byteOffset + offset;
   const aligned = LITTLE_ENDIAN && at % DTYPE_SIZES[dtype] === 0;
@@ -90,17 +109,19 @@ function writeTensorData(out: Uint8Array, offset: number, dtype: Dtype, data: Ar
  * a larger safe integer is split, anything else goes through BigInt (which throws for a non-integer).
  */
 function writeInt64Aligned(halves: Int32Array, view: DataView, data: ArrayLike<number>): void {
-  for (let k = 0; k < data.length; k += 1) {
-    const v = data[k] as number;
-    if ((v | 0) === v) {
-      halves[2 * k] = v;
-      halves[2 * k + 1] = v < 0 ? -1 : 0;
-    } else if (Number.isSafeInteger(v)) {
-      const hi = Math.floor(v / TWO_32);
-      halves[2 * k] = (v - hi * TWO_32) | 0;
-      halves[2 * k + 1] = hi;
-    } else view.setBigInt64(k * 8, BigInt(v), true);
-  }
+  for (let k = 0; k < data.length; k += 1) writeInt64At(halves, view, k, data[k] as number);
+}
+
+/** Element `k` of an aligned I64 tensor (`halves` and `view` over the same bytes), as above. */
+export function writeInt64At(halves: Int32Array, view: DataView, k: number, v: number): void {
+  if ((v | 0) === v) {
+    halves[2 * k] = v;
+    halves[2 * k + 1] = v < 0 ? -1 : 0;
+  } else if (Number.isSafeInteger(v)) {
+    const hi = Math.floor(v / TWO_32);
+    halves[2 * k] = (v - hi * TWO_32) | 0;
+    halves[2 * k + 1] = hi;
+  } else view.setBigInt64(k * 8, BigInt(v), true);
 }
 
 /** A tensor's elements as a typed array: a view when aligned, a copy otherwise. */
@@ -138,7 +159,9 @@ function readTensorData(bytes: Uint8Array, begin: number, end: number, dtype: Dt
  */
 const DTYPE_RANK: Readonly<Record<Dtype, number>> = { U8: 0, I32: 1, F64: 2, I64: 3 };
 
-function referenceOrder(tensors: ReadonlyMap<string, Tensor>): Array<[string, Tensor]> {
+function referenceOrder<T extends Tensor | WrittenTensor>(
+  tensors: ReadonlyMap<string, T>,
+): Array<[string, T]> {
   return [...tensors].sort(
     ([nameA, a], [nameB, b]) =>
       DTYPE_RANK[b.dtype] - DTYPE_RANK[a.dtype] || Buffer.compare(Buffer.from(nameA), Buffer.from(nameB)),
@@ -146,15 +169,16 @@ function referenceOrder(tensors: ReadonlyMap<string, Tensor>): Array<[string, Te
 }
 
 /** Serialises named tensors in the reference library's layout order. */
-export function encodeSafetensors(tensors: ReadonlyMap<string, Tensor>): Uint8Array {
+export function encodeSafetensors(tensors: ReadonlyMap<string, Tensor | WrittenTensor>): Uint8Array {
   const header: Record<string, unknown> = {};
   const ordered = referenceOrder(tensors);
   let offset = 0;
   for (const [name, t] of ordered) {
-    if (t.data.length !== elementCount(t.shape)) {
-      throw wireError('shape', `tensor ${name}: ${t.data.length} values for shape [${t.shape.join(', ')}]`);
+    const n = countOf(t);
+    if (n !== elementCount(t.shape)) {
+      throw wireError('shape', `tensor ${name}: ${n} values for shape [${t.shape.join(', ')}]`);
     }
-    const size = t.data.length * DTYPE_SIZES[t.dtype];
+    const size = n * DTYPE_SIZES[t.dtype];
     header[name] = { dtype: t.dtype, shape: [...t.shape], data_offsets: [offset, offset + size] };
     offset += size;
   }
@@ -169,8 +193,9 @@ export function encodeSafetensors(tensors: ReadonlyMap<string, Tensor>): Uint8Ar
   const base = 8 + headerBytes.length;
   let cursor = base;
   for (const [, t] of ordered) {
-    writeTensorData(out, cursor, t.dtype, t.data);
-    cursor += t.data.length * DTYPE_SIZES[t.dtype];
+    if ('data' in t) writeTensorData(out, cursor, t.dtype, t.data);
+    else t.write(out, cursor);
+    cursor += countOf(t) * DTYPE_SIZES[t.dtype];
   }
   return out;
 }

@@ -1,0 +1,145 @@
+import { pythonJsonDumps } from '../../../common/python-json.ts';
+import { NumberRuns } from '../number-runs.ts';
+import { TextPieces } from '../text-pieces.ts';
+import type { WrittenTensor } from './safetensors.ts';
+
+/**
+ * The samples meta (compact, non-ASCII kept: `json.dumps(..., ensure_ascii=False, separators=(",", ":"))`
+ * encoded as UTF-8) written straight into the reply, its big values (a leaf's response texts, its
+ * `accumulated_token_ids`) from their pieces instead of through one 30 MB string and its bytes. JSON is
+ * compositional: the text of a value inside a document is the value's own text, so the document is
+ * written with a unique placeholder string in each big value's place, and each placeholder's quoted
+ * text is then replaced by the value's bytes. The same bytes, or null when this path cannot promise them
+ * (a placeholder's text also occurs elsewhere, a piece or the surrounding text holds a lone surrogate:
+ * the caller then writes the whole text, which raises Miles' UnicodeEncodeError where Miles does).
+ */
+
+export const META_JSON_OPTIONS = { ensureAscii: false, separators: [',', ':'] as [string, string] };
+
+/** What `json.dumps` escapes in a string with `ensure_ascii=False`. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+
+type Part =
+  | { readonly text: string; readonly bytes: number }
+  | { readonly ints: Int32Array; readonly from: number; readonly to: number; readonly bytes: number };
+
+function textPart(text: string): Part | null {
+  return text.isWellFormed() ? { text, bytes: Buffer.byteLength(text, 'utf8') } : null;
+}
+
+/** How many decimal digits a non-negative value below 2^31 has. */
+function digits(v: number): number {
+  if (v < 100000) return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : 5;
+  return v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
+}
+
+/** The length of an int32 value's decimal text, with its sign. */
+const intBytes = (v: number): number => (v < 0 ? (v === INT32_MIN ? 11 : 1 + digits(-v)) : digits(v));
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MIN_TEXT = Buffer.from(String(INT32_MIN), 'latin1');
+
+/** The parts of a JSON list of the runs' numbers: int32 runs as they are, anything else as its JSON text. */
+function listParts(runs: NumberRuns, out: Part[]): void {
+  out.push({ text: '[', bytes: 1 });
+  runs.runs.forEach((run, i) => {
+    if (i > 0) out.push({ text: ',', bytes: 1 });
+    if (!('fill' in run) && run.data instanceof Int32Array) {
+      let bytes = run.to - run.from - 1; // commas
+      for (let k = run.from; k < run.to; k += 1) bytes += intBytes(run.data[k] as number);
+      out.push({ ints: run.data, from: run.from, to: run.to, bytes });
+      return;
+    }
+    const values =
+      'fill' in run ? new Array<number>(run.count).fill(run.fill) : run.data.slice(run.from, run.to);
+    const text = pythonJsonDumps(values, META_JSON_OPTIONS);
+    out.push({ text: text.slice(1, -1), bytes: Buffer.byteLength(text, 'utf8') - 2 });
+  });
+  out.push({ text: ']', bytes: 1 });
+}
+
+/** The parts of a JSON string of the joined pieces; false when a piece is not well-formed. */
+function stringParts(text: TextPieces, out: Part[]): boolean {
+  out.push({ text: '"', bytes: 1 });
+  for (const piece of text.pieces) {
+    if (piece.length === 0) continue;
+    const escaped = NEEDS_ESCAPE.test(piece) ? pythonJsonDumps(piece, META_JSON_OPTIONS).slice(1, -1) : piece;
+    const part = textPart(escaped);
+    if (part === null) return false;
+    out.push(part);
+  }
+  out.push({ text: '"', bytes: 1 });
+  return true;
+}
+
+/**
+ * The meta tensor: `text` (the meta dumped with placeholders) with each `values[k]` written where the
+ * quoted `placeholder(k)` stands; or null (see above).
+ */
+export function metaTensor(
+  text: string,
+  placeholder: (k: number) => string,
+  values: ReadonlyArray<NumberRuns | TextPieces>,
+): WrittenTensor | null {
+  const parts: Part[] = [];
+  let at = 0;
+  for (let k = 0; k < values.length; k += 1) {
+    const quoted = JSON.stringify(placeholder(k));
+    const found = text.indexOf(quoted, at);
+    if (found < 0) return null;
+    const before = textPart(text.slice(at, found));
+    if (before === null) return null;
+    parts.push(before);
+    const value = values[k];
+    if (value instanceof NumberRuns) listParts(value, parts);
+    else if (!(value instanceof TextPieces) || !stringParts(value, parts)) return null;
+    at = found + quoted.length;
+  }
+  const after = textPart(text.slice(at));
+  if (after === null) return null;
+  parts.push(after);
+  // Each placeholder exactly once: a string elsewhere that happens to hold one would be replaced too.
+  for (let k = 0; k < values.length; k += 1) {
+    const quoted = JSON.stringify(placeholder(k));
+    if (text.indexOf(quoted) !== text.lastIndexOf(quoted)) return null;
+  }
+  const length = parts.reduce((n, p) => n + p.bytes, 0);
+  return { dtype: 'U8', shape: [length], length, write: (out, offset) => writeParts(out, offset, parts) };
+}
+
+function writeParts(out: Uint8Array, offset: number, parts: readonly Part[]): void {
+  const buffer = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+  let pos = offset;
+  for (const part of parts) {
+    if ('text' in part) pos += buffer.write(part.text, pos, 'utf8');
+    else pos = writeInts(out, pos, part.ints, part.from, part.to);
+  }
+}
+
+/** `ints[from:to]` as decimal text joined by commas, from `pos`; returns the end. */
+function writeInts(out: Uint8Array, pos: number, ints: Int32Array, from: number, to: number): number {
+  let p = pos;
+  for (let k = from; k < to; k += 1) {
+    if (k > from) out[p++] = 0x2c;
+    let v = ints[k] as number;
+    if (v < 0) {
+      if (v === INT32_MIN) {
+        out.set(INT32_MIN_TEXT, p);
+        p += INT32_MIN_TEXT.length;
+        continue;
+      }
+      out[p++] = 0x2d;
+      v = -v;
+    }
+    const n = digits(v);
+    // Right to left; `| 0` is exact below 2^31.
+    for (let d = p + n - 1; d > p; d -= 1) {
+      const q = (v / 10) | 0;
+      out[d] = 0x30 + v - q * 10;
+      v = q;
+    }
+    out[p] = 0x30 + v;
+    p += n;
+  }
+  return p;
+}

@@ -46,12 +46,17 @@ const SPECIAL_NAMES: Record<number, string> = {
 export const WORD_BASE = 1000;
 const WORD_SPAN = 100_000;
 
-// Python's str.split() whitespace (JS `\s` differs: it lacks \x1c-\x1f and \x85, and adds \ufeff).
-const PY_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u;
+// A run of anything but Python's str.split() whitespace (JS `\s` differs: it lacks \x1c-\x1f and \x85,
+// and adds \ufeff). Every such whitespace character is in the BMP, so a lone surrogate is a word part.
+const PY_WORD = /[^\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/gu;
 
-/** Python's `text.split()`. */
+/**
+ * Python's `text.split()`: the maximal runs of non-whitespace, which is what splitting on whitespace
+ * runs and dropping the empty ends gives (one regex pass: about half the time of split + filter on a
+ * 32k-word observation).
+ */
 export function splitWords(text: string): string[] {
-  return text.split(PY_WHITESPACE).filter((w) => w.length > 0);
+  return text.match(PY_WORD) ?? [];
 }
 
 /** The id of one word. */

@@ -72,8 +72,15 @@ export function messagesDigest(messages: readonly unknown[]): string {
  * needs no text; the length is kept beside it by the log.
  */
 export function tokenIdsDigest(ids: readonly number[]): string {
-  const values = new Float64Array(ids.length);
+  // Reused across calls (a 32k-id prompt would allocate 256 KB per request); only the first
+  // `ids.length` values are hashed.
+  if (idValues.length < ids.length) idValues = new Float64Array(ids.length * 2);
+  const values = idValues;
   // `+ 0` turns -0 into 0: the two compare equal as ids.
   for (let i = 0; i < ids.length; i++) values[i] = ids[i]! + 0;
-  return createHash('sha256').update(new Uint8Array(values.buffer)).digest('hex');
+  return createHash('sha256')
+    .update(new Uint8Array(values.buffer, 0, ids.length * 8))
+    .digest('hex');
 }
+
+let idValues = new Float64Array(1024);

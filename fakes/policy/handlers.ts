@@ -255,7 +255,7 @@ export function createPolicy(options: PolicyOptions): Policy {
         if (cut) finishReason = 'length';
       }
       counter += 1;
-      responseId = completionId(promptIds.join(','), counter);
+      responseId = completionId(promptIds, counter);
     }
     const completion = buildChatCompletion({
       id: responseId,

@@ -49,6 +49,22 @@ export function lastMessageHead(messages: readonly unknown[]): string {
   return typeof content === 'string' ? content.slice(0, MESSAGE_HEAD_CHARS) : '';
 }
 
+/** Whether `messagesDigest` writes the list natively: plain parsed JSON, no `__proto__` key. */
+export function isPlainJsonList(messages: readonly unknown[]): boolean {
+  return collectKeys(messages, new Set<string>());
+}
+
+/**
+ * One message's text inside `messagesDigest`'s canonical list (`canonicalJson(message)`), written
+ * natively for plain JSON as the whole list is: so the digest of a list can be continued a message
+ * at a time (fakes/policy/prompt-hashes.ts).
+ */
+export function canonicalMessageJson(message: unknown): string {
+  const keys = new Set<string>();
+  if (collectKeys(message, keys)) return JSON.stringify(message, [...keys].sort());
+  return canonicalJson(message);
+}
+
 /**
  * sha256 (hex) of the messages' canonical JSON (`canonicalJson(messages)`): written natively in one
  * piece for plain JSON messages, else fed a message at a time.
@@ -72,15 +88,8 @@ export function messagesDigest(messages: readonly unknown[]): string {
  * needs no text; the length is kept beside it by the log.
  */
 export function tokenIdsDigest(ids: readonly number[]): string {
-  // Reused across calls (a 32k-id prompt would allocate 256 KB per request); only the first
-  // `ids.length` values are hashed.
-  if (idValues.length < ids.length) idValues = new Float64Array(ids.length * 2);
-  const values = idValues;
+  const values = new Float64Array(ids.length);
   // `+ 0` turns -0 into 0: the two compare equal as ids.
   for (let i = 0; i < ids.length; i++) values[i] = ids[i]! + 0;
-  return createHash('sha256')
-    .update(new Uint8Array(values.buffer, 0, ids.length * 8))
-    .digest('hex');
+  return createHash('sha256').update(new Uint8Array(values.buffer)).digest('hex');
 }
-
-let idValues = new Float64Array(1024);

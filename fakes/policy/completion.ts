@@ -1,5 +1,4 @@
 import { crc32 } from 'node:zlib';
-import { AsciiWriter } from '../../common/ascii-writer.ts';
 
 /**
  * Shapes of an SGLang-style OpenAI chat completion as the session server needs it: `choices[0].message`,
@@ -76,15 +75,10 @@ export function errorBody(status: number, message: string): Record<string, unkno
 
 /**
  * A stable completion id derived from the prompt and a counter: the CRC-32 of the text
- * `${promptIds.join(',')}#${counter}` (its UTF-8 bytes, all ASCII), written by the digit writer
- * instead of joined (the same bytes; a 32k-id join was a tenth of a long-context step).
+ * `${promptIds.join(',')}#${counter}`, continued from the CRC-32 of the joined ids (`joinedTextCrc`,
+ * fakes/policy/prompt-hashes.ts) over `#counter`: the same value as hashing the whole text.
  */
-export function completionId(promptIds: readonly number[], counter: number): string {
-  idText.ints(promptIds, ',');
-  idText.text(`#${counter}`);
-  const crc = crc32(idText.view());
-  idText.reset();
+export function completionId(joinedTextCrc: number, counter: number): string {
+  const crc = crc32(`#${counter}`, joinedTextCrc);
   return `chatcmpl-${crc.toString(16).padStart(8, '0')}${counter.toString(16).padStart(6, '0')}`;
 }
-
-const idText = new AsciiWriter();

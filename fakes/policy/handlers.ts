@@ -7,12 +7,13 @@ import {
   TRACE_ID_HEADER,
   TRACE_TURN_HEADER,
 } from '../../contracts/policy-headers.ts';
-import { lastMessageHead, messagesDigest, tokenIdsDigest } from '../../contracts/request-digest.ts';
+import { lastMessageHead } from '../../contracts/request-digest.ts';
 import { isTraceReply, type SessionTrace } from '../../contracts/trace.ts';
 import { type TitoFamily, type TitoModel, titoFamily } from '../tokenizer/tito.ts';
 import { splitWords } from '../tokenizer/toy-tokenizer.ts';
 import { buildChatCompletion, completionId, errorBody } from './completion.ts';
 import { createPolicyEvents, type PolicyEvents } from './events.ts';
+import { idsDigest, PromptHashes } from './prompt-hashes.ts';
 import { PolicyRequestLog } from './request-log.ts';
 import { type ReplyFormat, syntheticReply } from './synthetic.ts';
 
@@ -152,6 +153,8 @@ export function createPolicy(options: PolicyOptions): Policy {
   if (options.script) scripts.default = options.script;
   const cursors = new Map<string, number>();
   let counter = 0;
+  // Hashes of each session's prompt, continued turn to turn (fakes/policy/prompt-hashes.ts).
+  const hashes = new PromptHashes();
 
   const scriptFor = (request: PolicyRequestLike): { id: string; trace: SessionTrace } | string => {
     const wanted = request.headers.get(TRACE_ID_HEADER);
@@ -171,6 +174,7 @@ export function createPolicy(options: PolicyOptions): Policy {
     body: Record<string, unknown>,
     promptIds: readonly number[],
     directive: Directive | null,
+    routingKey: string | null,
   ): Answer => {
     const fail = (status: number, message: string): Answer => ({
       status,
@@ -232,8 +236,9 @@ export function createPolicy(options: PolicyOptions): Policy {
       finishReason = directive?.finish_reason ?? reply.finish_reason;
       responseId = `resp-${turnIndex}`;
     } else {
+      const promptHashes = hashes.idsHashes(routingKey, promptIds);
       const reply = syntheticReply(
-        promptIds,
+        promptHashes.int32Crc,
         {
           completionWords: options.completionWords ?? 12,
           reasoningWords: options.reasoningWords ?? 0,
@@ -255,7 +260,7 @@ export function createPolicy(options: PolicyOptions): Policy {
         if (cut) finishReason = 'length';
       }
       counter += 1;
-      responseId = completionId(promptIds, counter);
+      responseId = completionId(promptHashes.joinedTextCrc, counter);
     }
     const completion = buildChatCompletion({
       id: responseId,
@@ -287,10 +292,10 @@ export function createPolicy(options: PolicyOptions): Policy {
         path: url.pathname,
         routingKey,
         messageCount: messages.length,
-        messagesDigest: messagesDigest(messages),
+        messagesDigest: hashes.messagesDigest(routingKey, messages),
         lastMessageHead: lastMessageHead(messages),
         inputIdsLength: inputIds === null ? null : inputIds.length,
-        inputIdsDigest: inputIds === null ? null : tokenIdsDigest(inputIds),
+        inputIdsDigest: inputIds === null ? null : idsDigest(hashes.idsHashes(routingKey, inputIds)),
         ...(log.keepMessages ? { messages } : {}),
         responseId: answer.responseId,
         status: answer.status,
@@ -344,7 +349,7 @@ export function createPolicy(options: PolicyOptions): Policy {
       record(answer, messages, inputIds, directiveParse.directive);
       return reply(answer);
     }
-    const answer = answerChat(request, parsed, promptIds, directiveParse.directive);
+    const answer = answerChat(request, parsed, promptIds, directiveParse.directive, routingKey);
     record(answer, messages, inputIds, directiveParse.directive);
     return reply(answer);
   };

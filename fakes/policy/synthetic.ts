@@ -1,4 +1,3 @@
-import { crc32 } from 'node:zlib';
 import { pythonJsonDumps } from '../../common/python-json.ts';
 import { seededRandom } from '../../common/random.ts';
 import type { Directive } from '../../contracts/directive.ts';
@@ -60,27 +59,14 @@ export interface SyntheticReply {
   readonly reasoningContent: string | null;
 }
 
-// Reused across calls: a 32k-id prompt would otherwise allocate 128 KB per reply for its seed.
-let seedScratch = new Int32Array(1024);
-
-/**
- * The CRC-32 of the prompt as the platform's int32 bytes: exactly the bytes of
- * `Int32Array.from(promptIds)` (each id converted by ToInt32 on the store, as `from` does).
- */
-export function promptSeed(promptIds: readonly number[]): number {
-  if (seedScratch.length < promptIds.length) seedScratch = new Int32Array(promptIds.length * 2);
-  const ids = seedScratch;
-  for (let i = 0; i < promptIds.length; i++) ids[i] = promptIds[i] as number;
-  return crc32(new Uint8Array(ids.buffer, 0, promptIds.length * 4));
-}
-
 /** The reply for a prompt; a directive's `content`/`reasoning_content`/`completion_words` win. */
 export function syntheticReply(
-  promptIds: readonly number[],
+  /** The CRC-32 of the prompt ids as int32 bytes (`IdsHashes.int32Crc`): same prompt, same reply. */
+  seed: number,
   options: SyntheticOptions,
   directive: Directive | null,
 ): SyntheticReply {
-  const rand = seededRandom(promptSeed(promptIds));
+  const rand = seededRandom(seed);
   const pick = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]!);
   const words = directive?.completion_words ?? options.completionWords;
   const analysis = pick(Math.ceil(words / 2)).join(' ');

@@ -49,22 +49,6 @@ export function lastMessageHead(messages: readonly unknown[]): string {
   return typeof content === 'string' ? content.slice(0, MESSAGE_HEAD_CHARS) : '';
 }
 
-/** Whether `messagesDigest` writes the list natively: plain parsed JSON, no `__proto__` key. */
-export function isPlainJsonList(messages: readonly unknown[]): boolean {
-  return collectKeys(messages, new Set<string>());
-}
-
-/**
- * One message's text inside `messagesDigest`'s canonical list (`canonicalJson(message)`), written
- * natively for plain JSON as the whole list is: so the digest of a list can be continued a message
- * at a time (fakes/policy/prompt-hashes.ts).
- */
-export function canonicalMessageJson(message: unknown): string {
-  const keys = new Set<string>();
-  if (collectKeys(message, keys)) return JSON.stringify(message, [...keys].sort());
-  return canonicalJson(message);
-}
-
 /**
  * sha256 (hex) of the messages' canonical JSON (`canonicalJson(messages)`): written natively in one
  * piece for plain JSON messages, else fed a message at a time.

@@ -7,7 +7,7 @@ import {
   TRACE_ID_HEADER,
   TRACE_TURN_HEADER,
 } from '../../contracts/policy-headers.ts';
-import { lastMessageHead } from '../../contracts/request-digest.ts';
+import { lastMessageHead, messagesDigest } from '../../contracts/request-digest.ts';
 import { isTraceReply, type SessionTrace } from '../../contracts/trace.ts';
 import { type TitoFamily, type TitoModel, titoFamily } from '../tokenizer/tito.ts';
 import { splitWords } from '../tokenizer/toy-tokenizer.ts';
@@ -292,7 +292,7 @@ export function createPolicy(options: PolicyOptions): Policy {
         path: url.pathname,
         routingKey,
         messageCount: messages.length,
-        messagesDigest: hashes.messagesDigest(routingKey, messages),
+        messagesDigest: messagesDigest(messages),
         lastMessageHead: lastMessageHead(messages),
         inputIdsLength: inputIds === null ? null : inputIds.length,
         inputIdsDigest: inputIds === null ? null : idsDigest(hashes.idsHashes(routingKey, inputIds)),

@@ -1,17 +1,18 @@
 import { createHash, type Hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { AsciiWriter } from '../../common/ascii-writer.ts';
-import { canonicalMessageJson, isPlainJsonList, messagesDigest } from '../../contracts/request-digest.ts';
 
 /**
- * What the synthetic policy hashes of every request, continued from the previous request of the same
- * session instead of recomputed over the whole context. A session re-sends its history each turn, so
- * a request's `input_ids` and `messages` start with the previous request's (checked, element by
- * element, before anything is reused); CRC-32 and SHA-256 are streaming functions, so the hash of the
- * longer list is the stored hash continued over the new items: the same value as hashing it whole.
- * At 32k tokens that is ~30 µs of comparing instead of a 32k-id text and 200 KB of JSON hashed per
- * call. Memory: the last request's parsed ids and messages per session (bounded by `maxKeys`).
- * Property-tested against the whole-list functions in prompt-hashes.test.ts.
+ * What the policy hashes of every request's prompt ids, continued from the previous request of the
+ * same session instead of recomputed over the whole context. A session re-sends its history each
+ * turn, so a request's `input_ids` start with the previous request's (checked id by id before
+ * anything is reused); CRC-32 and SHA-256 are streaming functions, so the hash of the longer list is
+ * the stored hash continued over the new ids: the same value as hashing it whole. At 32k tokens that
+ * is one `===` pass over the ids instead of a 32k-id text, a 128 KB and a 256 KB copy hashed per call.
+ * Memory: the last request's parsed ids per session (bounded by `maxKeys`; a 32k array is a large
+ * object, never copied by the scavenger). The messages digest is not continued: checking that the
+ * earlier messages are unchanged needs them kept, and keeping every session's parsed history alive
+ * cost more (peak RSS and GC) than hashing it. Property-tested in prompt-hashes.test.ts.
  */
 
 /** The running hashes of a list of ids (none finalized). */
@@ -29,65 +30,28 @@ export function idsDigest(hashes: IdsHashes): string {
   return hashes.float64.copy().digest('hex');
 }
 
-interface Entry<T, S> {
-  readonly items: readonly T[];
-  /** `items.length` when hashed (the list is compared again, never trusted by identity). */
+interface Entry {
+  readonly ids: readonly number[];
+  /** `ids.length` when hashed (the list is compared again, never trusted by identity). */
   readonly length: number;
-  readonly state: S;
+  readonly hashes: IdsHashes;
 }
 
-/** Per key, the last list seen and its running state; a list that extends it continues the state. */
-class ContinuedHashes<T, S> {
-  private readonly entries = new Map<string, Entry<T, S>>();
-
-  private readonly maxKeys: number;
-  private readonly same: (a: T, b: T) => boolean;
-  private readonly start: () => S;
-  /** The state after `items[from:]` appended; must not change `state` (it may still be stored). */
-  private readonly extend: (state: S, items: readonly T[], from: number) => S;
-
-  constructor(
-    maxKeys: number,
-    same: (a: T, b: T) => boolean,
-    start: () => S,
-    extend: (state: S, items: readonly T[], from: number) => S,
-  ) {
-    this.maxKeys = maxKeys;
-    this.same = same;
-    this.start = start;
-    this.extend = extend;
-  }
-
-  of(key: string | null, items: readonly T[]): S {
-    const previous = key === null ? undefined : this.entries.get(key);
-    const reuse = previous !== undefined && this.extends(items, previous.items, previous.length);
-    const base = reuse ? previous.state : this.start();
-    const from = reuse ? previous.length : 0;
-    const state = from === items.length ? base : this.extend(base, items, from);
-    if (key !== null) {
-      // Most recently used last, so the first key is the one to drop.
-      this.entries.delete(key);
-      this.entries.set(key, { items, length: items.length, state });
-      if (this.entries.size > this.maxKeys) this.entries.delete(this.entries.keys().next().value as string);
-    }
-    return state;
-  }
-
-  private extends(items: readonly T[], prefix: readonly T[], length: number): boolean {
-    if (length > items.length || length > prefix.length) return false;
-    for (let i = 0; i < length; i++) if (!this.same(items[i] as T, prefix[i] as T)) return false;
-    return true;
-  }
+/** Whether `ids` starts with the first `length` ids of `prefix`, by `===`. */
+function startsWith(ids: readonly number[], prefix: readonly number[], length: number): boolean {
+  if (length > ids.length || length > prefix.length) return false;
+  for (let i = 0; i < length; i++) if (ids[i] !== prefix[i]) return false;
+  return true;
 }
 
-// `===` on numbers is what every hash here compares by: equal numbers give equal `String` text, equal
-// int32 and equal float64 values once -0 is made 0 (NaN is never equal, so it is only ever rehashed).
-const sameNumber = (a: number, b: number) => a === b;
+// `===` is what the reuse compares by: equal numbers give equal `String` text, equal int32 and equal
+// float64 values once -0 is made 0 (NaN is never equal to itself, so a NaN is only ever rehashed).
 
 const text = new AsciiWriter();
 let int32Scratch = new Int32Array(1024);
 let float64Scratch = new Float64Array(1024);
 
+/** The hashes after `ids[from:]` appended; `state` itself is left as it was (its hash is copied). */
 function extendIds(state: IdsHashes, ids: readonly number[], from: number): IdsHashes {
   const n = ids.length - from;
   if (from > 0) text.text(',');
@@ -111,67 +75,32 @@ function extendIds(state: IdsHashes, ids: readonly number[], from: number): IdsH
   };
 }
 
-/** Two parsed JSON values with the same canonical JSON (same keys in any order, equal members). */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) {
-    if (!Object.hasOwn(b, key)) return false;
-    if (!sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
-  }
-  return true;
-}
-
-interface MessagesState {
-  /** SHA-256 over `[` and the messages' canonical JSON joined by `,`, without the closing `]`. */
-  readonly hash: Hash;
-}
-
-function extendMessages(state: MessagesState, messages: readonly unknown[], from: number): MessagesState {
-  const hash = state.hash.copy();
-  for (let i = from; i < messages.length; i++) {
-    if (i > 0) hash.update(',');
-    hash.update(canonicalMessageJson(messages[i]), 'utf8');
-  }
-  return { hash };
-}
-
-/** The policy's continued hashes, per routing key (the session id the session server sends). */
+/** The policy's continued prompt hashes, per routing key (the session id the session server sends). */
 export class PromptHashes {
-  private readonly ids: ContinuedHashes<number, IdsHashes>;
-  private readonly messages: ContinuedHashes<unknown, MessagesState>;
+  private readonly entries = new Map<string, Entry>();
+  private readonly maxKeys: number;
 
   constructor(maxKeys = 256) {
-    this.ids = new ContinuedHashes(
-      maxKeys,
-      sameNumber,
-      () => ({ joinedTextCrc: 0, int32Crc: 0, float64: createHash('sha256') }),
-      extendIds,
-    );
-    this.messages = new ContinuedHashes(
-      maxKeys,
-      sameJson,
-      () => ({ hash: createHash('sha256').update('[') }),
-      extendMessages,
-    );
+    this.maxKeys = maxKeys;
   }
 
   /** The running hashes of `ids` (a null key: computed whole, nothing kept). */
   idsHashes(key: string | null, ids: readonly number[]): IdsHashes {
-    return this.ids.of(key, ids);
+    const previous = key === null ? undefined : this.entries.get(key);
+    const reuse = previous !== undefined && startsWith(ids, previous.ids, previous.length);
+    const from = reuse ? previous.length : 0;
+    const base = reuse ? previous.hashes : emptyHashes();
+    const hashes = from === ids.length ? base : extendIds(base, ids, from);
+    if (key !== null) {
+      // Most recently used last, so the first key is the one to drop.
+      this.entries.delete(key);
+      this.entries.set(key, { ids, length: ids.length, hashes });
+      if (this.entries.size > this.maxKeys) this.entries.delete(this.entries.keys().next().value as string);
+    }
+    return hashes;
   }
+}
 
-  /** `messagesDigest(messages)`; continued only for lists of plain parsed JSON. */
-  messagesDigest(key: string | null, messages: readonly unknown[]): string {
-    if (!isPlainJsonList(messages)) return messagesDigest(messages);
-    return this.messages.of(key, messages).hash.copy().update(']').digest('hex');
-  }
+function emptyHashes(): IdsHashes {
+  return { joinedTextCrc: 0, int32Crc: 0, float64: createHash('sha256') };
 }

@@ -13,7 +13,7 @@ import { type TitoFamily, type TitoModel, titoFamily } from '../tokenizer/tito.t
 import { splitWords } from '../tokenizer/toy-tokenizer.ts';
 import { buildChatCompletion, completionId, errorBody } from './completion.ts';
 import { createPolicyEvents, type PolicyEvents } from './events.ts';
-import { idsDigest, PromptHashes } from './prompt-hashes.ts';
+import { type IdsHashes, idsDigest, PromptHashes } from './prompt-hashes.ts';
 import { PolicyRequestLog } from './request-log.ts';
 import { type ReplyFormat, syntheticReply } from './synthetic.ts';
 
@@ -174,7 +174,8 @@ export function createPolicy(options: PolicyOptions): Policy {
     body: Record<string, unknown>,
     promptIds: readonly number[],
     directive: Directive | null,
-    routingKey: string | null,
+    /** The prompt's running hashes (fakes/policy/prompt-hashes.ts), computed when first asked for. */
+    promptHashesOf: () => IdsHashes,
   ): Answer => {
     const fail = (status: number, message: string): Answer => ({
       status,
@@ -236,7 +237,7 @@ export function createPolicy(options: PolicyOptions): Policy {
       finishReason = directive?.finish_reason ?? reply.finish_reason;
       responseId = `resp-${turnIndex}`;
     } else {
-      const promptHashes = hashes.idsHashes(routingKey, promptIds);
+      const promptHashes = promptHashesOf();
       const reply = syntheticReply(
         promptHashes.int32Crc,
         {
@@ -284,6 +285,7 @@ export function createPolicy(options: PolicyOptions): Policy {
       answer: Answer,
       messages: readonly unknown[],
       inputIds: number[] | null,
+      inputIdsHashes: IdsHashes | null,
       d: Directive | null,
     ) =>
       log.add({
@@ -295,7 +297,7 @@ export function createPolicy(options: PolicyOptions): Policy {
         messagesDigest: messagesDigest(messages),
         lastMessageHead: lastMessageHead(messages),
         inputIdsLength: inputIds === null ? null : inputIds.length,
-        inputIdsDigest: inputIds === null ? null : idsDigest(hashes.idsHashes(routingKey, inputIds)),
+        inputIdsDigest: inputIdsHashes === null ? null : idsDigest(inputIdsHashes),
         ...(log.keepMessages ? { messages } : {}),
         responseId: answer.responseId,
         status: answer.status,
@@ -316,12 +318,14 @@ export function createPolicy(options: PolicyOptions): Policy {
         finishReason: null,
         traceTurn: null,
       };
-      record(answer, [], null, null);
+      record(answer, [], null, null, null);
       return reply(answer);
     }
     const parsed = isJsonObject(body) ? body : {};
     const messages = Array.isArray(parsed.messages) ? parsed.messages : [];
     const inputIds = intArray(parsed.input_ids);
+    // Hashed once per request: the log's digest and (synthetic mode) the reply's seed and id.
+    const inputIdsHashes = inputIds === null ? null : hashes.idsHashes(routingKey, inputIds);
     const directiveParse = parseDirective(request.headers.get(DIRECTIVE_HEADER));
     if (!directiveParse.ok) {
       const answer = {
@@ -331,7 +335,7 @@ export function createPolicy(options: PolicyOptions): Policy {
         finishReason: null,
         traceTurn: null,
       };
-      record(answer, messages, inputIds, null);
+      record(answer, messages, inputIds, inputIdsHashes, null);
       return reply(answer);
     }
     const kwargs = isJsonObject(parsed.chat_template_kwargs) ? parsed.chat_template_kwargs : {};
@@ -346,11 +350,18 @@ export function createPolicy(options: PolicyOptions): Policy {
         finishReason: null,
         traceTurn: null,
       };
-      record(answer, messages, inputIds, directiveParse.directive);
+      record(answer, messages, inputIds, inputIdsHashes, directiveParse.directive);
       return reply(answer);
     }
-    const answer = answerChat(request, parsed, promptIds, directiveParse.directive, routingKey);
-    record(answer, messages, inputIds, directiveParse.directive);
+    const ids = promptIds;
+    const answer = answerChat(
+      request,
+      parsed,
+      promptIds,
+      directiveParse.directive,
+      () => inputIdsHashes ?? hashes.idsHashes(routingKey, ids),
+    );
+    record(answer, messages, inputIds, inputIdsHashes, directiveParse.directive);
     return reply(answer);
   };
   const events = createPolicyEvents();

@@ -363,4 +363,26 @@ describe('pythonJsonDumps fast path', () => {
       { numRuns: 600 },
     );
   });
+
+  it('writes long bodies (text runs past the writer’s flush size) as the text path does', () => {
+    // Chat-sized: messages of a few KB (non-ASCII and lone surrogates too) around integer arrays.
+    const content = fc
+      .tuple(fc.constantFrom('w1 w2 ', 'é😀 ', '\ud800 ', '"q"\n'), fc.nat({ max: 1500 }))
+      .map(([unit, n]) => unit.repeat(n));
+    const chatBody = fc.record({
+      messages: fc.array(fc.record({ role: fc.constantFrom('user', 'tool'), content }), { maxLength: 12 }),
+      input_ids: intsArb,
+      logprobs: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(chatBody, fc.boolean(), (value, ensureAscii) => {
+        expect(
+          pythonJsonDumpsBytes(value, { ensureAscii }).equals(
+            Buffer.from(faithfulJsonDumps(value, { ensureAscii }), 'utf8'),
+          ),
+        ).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
 });

@@ -258,24 +258,32 @@ export function pythonJsonDumpsBytes(value: unknown, options: PythonDumpsOptions
   // No user code runs from here on (getters ran while the pieces were collected), so the shared
   // writer cannot be re-entered.
   const writer = bytesWriter;
+  // Text pieces are joined in runs of a few KB before writing: fewer writes, and no run large enough
+  // to be a large-object string (a 32k-token history joined whole is one of 200 KB per call).
+  // Pieces end on whole tokens (a quote, a bracket, a digit), so no surrogate pair is split.
   let run: string[] = [];
+  let runLength = 0;
   for (const piece of pieces) {
     if (typeof piece === 'string') {
       run.push(piece);
-      continue;
+      runLength += piece.length;
+      if (runLength < TEXT_RUN) continue;
     }
-    // Pieces end on whole tokens (a quote, a bracket, a digit), so no surrogate pair is split.
     if (run.length > 0) writer.text(run.join(''));
     run = [];
-    writer.text('[');
-    writer.ints(piece, itemSep);
-    writer.text(']');
+    runLength = 0;
+    if (typeof piece !== 'string') {
+      writer.text('[');
+      writer.ints(piece, itemSep);
+      writer.text(']');
+    }
   }
   if (run.length > 0) writer.text(run.join(''));
   return writer.bytes();
 }
 
 const bytesWriter = new AsciiWriter();
+const TEXT_RUN = 8192;
 
 /**
  * The writer of `pythonJsonDumps`: the output as pieces, in order. With `deferInts`, an array of plain

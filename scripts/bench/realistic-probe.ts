@@ -82,12 +82,21 @@ async function forkedStack(): Promise<Stack> {
     system_ms?: number;
     peak_rss_mb?: number;
   };
-  const ask = async (type: string): Promise<Reply> => {
-    const reply = once(child, 'message') as Promise<[Reply]>;
-    child.send({ type });
-    return (await reply)[0];
-  };
+  // Replies carry the request's number: the rollouts ask for `clear` concurrently.
+  const waiting = new Map<number, (reply: Reply) => void>();
+  let asked = 0;
+  const ask = (type: string): Promise<Reply> =>
+    new Promise((resolve) => {
+      asked += 1;
+      waiting.set(asked, resolve);
+      child.send({ type, seq: asked });
+    });
   const [ready] = (await once(child, 'message')) as [Reply];
+  child.on('message', (reply: Reply & { seq?: number }) => {
+    const resolve = waiting.get(reply.seq ?? 0);
+    waiting.delete(reply.seq ?? 0);
+    resolve?.(reply);
+  });
   return {
     sessionUrl: ready.sessionUrl ?? '',
     clearLog: async () => {

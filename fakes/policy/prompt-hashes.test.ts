@@ -71,6 +71,25 @@ describe('PromptHashes', () => {
     );
   });
 
+  it('keeps only ids an Int32Array holds exactly (a later prompt equal to their int32 value is not a continuation)', () => {
+    const hashes = new PromptHashes();
+    for (const [first, second] of [
+      [[2 ** 31], [-(2 ** 31), 5]],
+      [[1.5], [1, 7]],
+      [[2 ** 32 + 3], [3, 1]],
+      [
+        [-0, 4],
+        [0, 4, 9],
+      ],
+    ] as const) {
+      hashes.idsHashes('k', first);
+      const got = hashes.idsHashes('k', second);
+      expect(idsDigest(got)).toBe(tokenIdsDigest(second));
+      expect(got.int32Crc).toBe(crc32(Buffer.from(Int32Array.from(second).buffer)));
+      expect(completionId(got.joinedTextCrc, 1)).toBe(oracleCompletionId(second, 1));
+    }
+  });
+
   it('matches Python zlib.crc32 on fixed prompts', () => {
     // /usr/bin/python3: 'chatcmpl-%08x%06x' % (zlib.crc32((','.join(map(str, ids)) + '#' + str(c)).encode()), c)
     // and zlib.crc32(struct.pack('<%di' % len(ids), *ids)) for the seed.

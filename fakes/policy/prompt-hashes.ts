@@ -9,10 +9,10 @@ import { AsciiWriter } from '../../common/ascii-writer.ts';
  * anything is reused); CRC-32 and SHA-256 are streaming functions, so the hash of the longer list is
  * the stored hash continued over the new ids: the same value as hashing it whole. At 32k tokens that
  * is one `===` pass over the ids instead of a 32k-id text, a 128 KB and a 256 KB copy hashed per call.
- * Memory: the last request's parsed ids per session (bounded by `maxKeys`; a 32k array is a large
- * object, never copied by the scavenger). The messages digest is not continued: checking that the
- * earlier messages are unchanged needs them kept, and keeping every session's parsed history alive
- * cost more (peak RSS and GC) than hashing it. Property-tested in prompt-hashes.test.ts.
+ * Memory: each session's last prompt as int32 (bounded by `maxKeys`). The messages digest is not
+ * continued: checking that the earlier messages are unchanged needs them kept, and keeping every
+ * session's parsed history alive cost more (peak RSS and GC) than hashing it. Property-tested in
+ * prompt-hashes.test.ts.
  */
 
 /** The running hashes of a list of ids (none finalized). */
@@ -30,15 +30,19 @@ export function idsDigest(hashes: IdsHashes): string {
   return hashes.float64.copy().digest('hex');
 }
 
+/**
+ * A session's last prompt, copied into a buffer the entry owns and overwrites turn after turn (only
+ * the new tail is written). Keeping the request's own parsed array instead left one dead 256 KB array
+ * per request in the old generation until the next full GC: +65 MB peak RSS on a realistic step.
+ */
 interface Entry {
-  readonly ids: readonly number[];
-  /** `ids.length` when hashed (the list is compared again, never trusted by identity). */
-  readonly length: number;
-  readonly hashes: IdsHashes;
+  ids: Int32Array;
+  length: number;
+  hashes: IdsHashes;
 }
 
 /** Whether `ids` starts with the first `length` ids of `prefix`, by `===`. */
-function startsWith(ids: readonly number[], prefix: readonly number[], length: number): boolean {
+function startsWith(ids: readonly number[], prefix: Int32Array, length: number): boolean {
   if (length > ids.length || length > prefix.length) return false;
   for (let i = 0; i < length; i++) if (ids[i] !== prefix[i]) return false;
   return true;
@@ -46,6 +50,24 @@ function startsWith(ids: readonly number[], prefix: readonly number[], length: n
 
 // `===` is what the reuse compares by: equal numbers give equal `String` text, equal int32 and equal
 // float64 values once -0 is made 0 (NaN is never equal to itself, so a NaN is only ever rehashed).
+// Only 32-bit integers are kept (an Int32Array holds them exactly; -0 is kept as 0, which `===` -0).
+
+/** Copies `ids[from:]` into the entry at `from` (growing it); false when an id is not a 32-bit integer. */
+function store(entry: Entry, ids: readonly number[], from: number): boolean {
+  if (entry.ids.length < ids.length) {
+    const grown = new Int32Array(Math.ceil(ids.length * 1.25) + 1024);
+    grown.set(entry.ids.subarray(0, from));
+    entry.ids = grown;
+  }
+  const kept = entry.ids;
+  for (let i = from; i < ids.length; i++) {
+    const v = ids[i] as number;
+    if ((v | 0) !== v) return false;
+    kept[i] = v;
+  }
+  entry.length = ids.length;
+  return true;
+}
 
 const text = new AsciiWriter();
 let int32Scratch = new Int32Array(1024);
@@ -80,7 +102,8 @@ export class PromptHashes {
   private readonly entries = new Map<string, Entry>();
   private readonly maxKeys: number;
 
-  constructor(maxKeys = 256) {
+  /** `maxKeys`: sessions remembered (a 32k prompt keeps 160 KB); a realistic step runs 32 at once. */
+  constructor(maxKeys = 64) {
     this.maxKeys = maxKeys;
   }
 
@@ -91,12 +114,14 @@ export class PromptHashes {
     const from = reuse ? previous.length : 0;
     const base = reuse ? previous.hashes : emptyHashes();
     const hashes = from === ids.length ? base : extendIds(base, ids, from);
-    if (key !== null) {
-      // Most recently used last, so the first key is the one to drop.
-      this.entries.delete(key);
-      this.entries.set(key, { ids, length: ids.length, hashes });
-      if (this.entries.size > this.maxKeys) this.entries.delete(this.entries.keys().next().value as string);
-    }
+    if (key === null) return hashes;
+    // Most recently used last, so the first key is the one to drop.
+    this.entries.delete(key);
+    const entry = previous ?? { ids: new Int32Array(0), length: 0, hashes };
+    if (!store(entry, ids, from)) return hashes;
+    entry.hashes = hashes;
+    this.entries.set(key, entry);
+    if (this.entries.size > this.maxKeys) this.entries.delete(this.entries.keys().next().value as string);
     return hashes;
   }
 }

@@ -54,7 +54,7 @@ describe('PromptHashes', () => {
         const lists = new Map<string | null, number[]>();
         requests.forEach(([key, s], counter) => {
           let ids = [...(lists.get(key) ?? [])];
-          if (s.kind === 'extend') ids.push(...s.ids);
+          if (s.kind === 'extend') ids = ids.concat(s.ids);
           else if (s.kind === 'edit') {
             if (ids.length > 0) ids[s.at % ids.length] = s.id;
           } else ids = ids.slice(0, s.keep % (ids.length + 1));

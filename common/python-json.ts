@@ -256,8 +256,9 @@ export function pythonJsonDumpsBytes(value: unknown, options: PythonDumpsOptions
   const pieces = dumpPieces(value, options, true);
   const itemSep = options.separators?.[0] ?? ', ';
   // No user code runs from here on (getters ran while the pieces were collected), so the shared
-  // writer cannot be re-entered.
+  // writer cannot be re-entered; reset in case an earlier call stopped half way.
   const writer = bytesWriter;
+  writer.reset();
   // Text pieces are joined in runs of a few KB before writing: fewer writes, and no run large enough
   // to be a large-object string (a 32k-token history joined whole is one of 200 KB per call).
   // Pieces end on whole tokens (a quote, a bracket, a digit), so no surrogate pair is split.

@@ -6,6 +6,7 @@ import {
   type PythonDumpsOptions,
   PythonFloat,
   pythonJsonDumps,
+  pythonJsonDumpsBytes,
   pythonJsonLoads,
 } from './python-json.ts';
 
@@ -312,6 +313,76 @@ describe('pythonJsonDumps fast path', () => {
         );
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  // The forwarded chat body's path: integer arrays written as digits into the bytes.
+  const intsArb = fc.array(
+    fc.oneof(
+      fc.constantFrom(0, -0, 2 ** 31 - 1, -(2 ** 31), 2 ** 31, 2 ** 53 - 1, -(2 ** 53) + 1, 1e16, 0.5),
+      fc.integer({ min: 0, max: 200_000 }),
+      fc.integer({ min: -(2 ** 53), max: 2 ** 53 }),
+    ),
+    { maxLength: 40 },
+  );
+  const bodyArb = fc.oneof(
+    tagged.map((t) => t.value),
+    fc.record({ messages: tagged.map((t) => t.value), input_ids: intsArb, after: intsArb }),
+    fc.array(
+      fc.oneof(
+        intsArb,
+        tagged.map((t) => t.value),
+      ),
+      { maxLength: 4 },
+    ),
+  );
+  const bytesOptions = fc.record(
+    {
+      ensureAscii: fc.boolean(),
+      separators: fc.constantFrom<readonly [string, string]>(
+        [', ', ': '],
+        [',', ':'],
+        [',', ': '],
+        [' ,  ', ' : '],
+        ['é', ':'],
+      ),
+      sortKeys: fc.boolean(),
+      allowNan: fc.boolean(),
+    },
+    { requiredKeys: [] },
+  );
+  const utf8Outcome = (v: unknown) => Buffer.from(String(v), 'utf8').toString('hex');
+
+  it('writes, as bytes, the UTF-8 of the faithful writer’s text (pythonJsonDumpsBytes)', () => {
+    fc.assert(
+      fc.property(bodyArb, bytesOptions, (value, options) => {
+        const expected = outcome(() => faithfulJsonDumps(value, options), utf8Outcome);
+        expect(outcome(() => pythonJsonDumpsBytes(value, options).toString('hex'))).toEqual(expected);
+        expect(outcome(() => pythonJsonDumps(value, options), utf8Outcome)).toEqual(expected);
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('writes long bodies (text runs past the writer’s flush size) as the text path does', () => {
+    // Chat-sized: messages of a few KB (non-ASCII and lone surrogates too) around integer arrays.
+    const content = fc
+      .tuple(fc.constantFrom('w1 w2 ', 'é😀 ', '\ud800 ', '"q"\n'), fc.nat({ max: 1500 }))
+      .map(([unit, n]) => unit.repeat(n));
+    const chatBody = fc.record({
+      messages: fc.array(fc.record({ role: fc.constantFrom('user', 'tool'), content }), { maxLength: 12 }),
+      input_ids: intsArb,
+      logprobs: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(chatBody, fc.boolean(), (value, ensureAscii) => {
+        expect(
+          pythonJsonDumpsBytes(value, { ensureAscii }).equals(
+            Buffer.from(faithfulJsonDumps(value, { ensureAscii }), 'utf8'),
+          ),
+        ).toBe(true);
+      }),
+      { numRuns: 60 },
     );
   });
 });

@@ -6,6 +6,7 @@
  * `repr` form, and `ensure_ascii` escapes everything outside ASCII.
  */
 
+import { AsciiWriter, joinInts } from './ascii-writer.ts';
 import { decodeJsonBytes } from './python-bytes.ts';
 
 /** CPython's `json.JSONDecodeError`: `message` is the full `msg: line L column C (char P)` text. */
@@ -237,14 +238,68 @@ export interface PythonDumpsOptions {
  * Fast path of `faithfulJsonDumps`: the pieces go into one array joined once; strings are escaped
  * natively (`JSON.stringify` escapes exactly what CPython does, with the same lowercase `\u00XX`; only
  * `ensure_ascii` and lone surrogates need more, see `quoteStringFast`); an array of plain integers is
- * joined whole. Property-tested against the faithful writer in python-json.test.ts.
+ * written whole by the digit writer (`common/ascii-writer.ts`: the text of `join`). Property-tested
+ * against the faithful writer in python-json-fast-path.test.ts.
  */
 export function pythonJsonDumps(value: unknown, options: PythonDumpsOptions = {}): string {
+  const pieces = dumpPieces(value, options, false);
+  return (pieces as string[]).join('');
+}
+
+/**
+ * `Buffer.from(pythonJsonDumps(value, options), 'utf8')`, the same bytes, without the text: integer
+ * arrays (a 32k-token prompt's `input_ids`) are written as digits straight into the bytes, the rest
+ * as UTF-8. The forwarded chat body takes this path. Property-tested against the text path in
+ * python-json-fast-path.test.ts.
+ */
+export function pythonJsonDumpsBytes(value: unknown, options: PythonDumpsOptions = {}): Buffer {
+  const pieces = dumpPieces(value, options, true);
+  const itemSep = options.separators?.[0] ?? ', ';
+  // No user code runs from here on (getters ran while the pieces were collected), so the shared
+  // writer cannot be re-entered; reset in case an earlier call stopped half way.
+  const writer = bytesWriter;
+  writer.reset();
+  // Text pieces are joined in runs of a few KB before writing: fewer writes, and no run large enough
+  // to be a large-object string (a 32k-token history joined whole is one of 200 KB per call).
+  // Pieces end on whole tokens (a quote, a bracket, a digit), so no surrogate pair is split.
+  let run: string[] = [];
+  let runLength = 0;
+  for (const piece of pieces) {
+    if (typeof piece === 'string') {
+      run.push(piece);
+      runLength += piece.length;
+      if (runLength < TEXT_RUN) continue;
+    }
+    if (run.length > 0) writer.text(run.join(''));
+    run = [];
+    runLength = 0;
+    if (typeof piece !== 'string') {
+      writer.text('[');
+      writer.ints(piece, itemSep);
+      writer.text(']');
+    }
+  }
+  if (run.length > 0) writer.text(run.join(''));
+  return writer.bytes();
+}
+
+const bytesWriter = new AsciiWriter();
+const TEXT_RUN = 8192;
+
+/**
+ * The writer of `pythonJsonDumps`: the output as pieces, in order. With `deferInts`, an array of plain
+ * integers is left in the pieces as the array itself (its bracketed, `itemSep`-joined text).
+ */
+function dumpPieces(
+  value: unknown,
+  options: PythonDumpsOptions,
+  deferInts: boolean,
+): Array<string | readonly number[]> {
   const ensureAscii = options.ensureAscii ?? true;
   const [itemSep, keySep] = options.separators ?? [', ', ': '];
   const allowNan = options.allowNan ?? true;
   const sortKeys = options.sortKeys === true;
-  const out: string[] = [];
+  const out: Array<string | readonly number[]> = [];
   // A subtree JSON.stringify writes byte for byte as CPython does (numbers, strings and containers it
   // prints alike) goes to it whole when the separators are compact (its own format). Python's default
   // separators are the forwarded chat body's: `JSON.stringify(v, null, 1)` with the newlines dropped
@@ -267,7 +322,7 @@ export function pythonJsonDumps(value: unknown, options: PythonDumpsOptions = {}
     else if (typeof v === 'string') out.push(quoteStringFast(v, ensureAscii));
     else if (Array.isArray(v)) {
       if (isPlainIntArray(v)) {
-        out.push(`[${v.join(itemSep)}]`);
+        out.push(deferInts ? v : `[${joinInts(v, itemSep)}]`);
         return;
       }
       out.push('[');
@@ -290,7 +345,7 @@ export function pythonJsonDumps(value: unknown, options: PythonDumpsOptions = {}
     } else throw new TypeError(`Object of type ${typeof v} is not JSON serializable`);
   };
   write(value);
-  return out.join('');
+  return out;
 }
 
 /**

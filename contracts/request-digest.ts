@@ -50,16 +50,24 @@ export function lastMessageHead(messages: readonly unknown[]): string {
 }
 
 /**
- * sha256 (hex) of the messages' canonical JSON (`canonicalJson(messages)`): written natively in one
- * piece for plain JSON messages, else fed a message at a time.
+ * sha256 (hex) of the messages' canonical JSON (`canonicalJson(messages)`), fed a message at a time:
+ * written natively for plain JSON messages, else by `canonicalJson`.
  */
 export function messagesDigest(messages: readonly unknown[]): string {
   const hash = createHash('sha256');
   const keys = new Set<string>();
-  // Plain JSON messages (every chat the policy parses): one native write of the whole list.
-  if (collectKeys(messages, keys))
-    return hash.update(JSON.stringify(messages, [...keys].sort()), 'utf8').digest('hex');
   hash.update('[');
+  // Plain JSON messages (every chat the policy parses): each written natively with the whole list's
+  // sorted keys, which is its text inside `JSON.stringify(messages, keys)`, hashed one by one (a
+  // 32k-token history as one string is a 200 KB temporary, and another in UTF-8 for the hash).
+  if (collectKeys(messages, keys)) {
+    const order = [...keys].sort();
+    for (let i = 0; i < messages.length; i++) {
+      if (i > 0) hash.update(',');
+      hash.update(JSON.stringify(messages[i], order), 'utf8');
+    }
+    return hash.update(']').digest('hex');
+  }
   messages.forEach((message, i) => {
     if (i > 0) hash.update(',');
     hash.update(canonicalJson(message), 'utf8');

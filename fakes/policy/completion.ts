@@ -73,7 +73,12 @@ export function errorBody(status: number, message: string): Record<string, unkno
   return { object: 'error', message, type, param: null, code: status };
 }
 
-/** A stable completion id derived from the request and a counter. */
-export function completionId(seed: string, counter: number): string {
-  return `chatcmpl-${crc32(`${seed}#${counter}`).toString(16).padStart(8, '0')}${counter.toString(16).padStart(6, '0')}`;
+/**
+ * A stable completion id derived from the prompt and a counter: the CRC-32 of the text
+ * `${promptIds.join(',')}#${counter}`, continued from the CRC-32 of the joined ids (`joinedTextCrc`,
+ * fakes/policy/prompt-hashes.ts) over `#counter`: the same value as hashing the whole text.
+ */
+export function completionId(joinedTextCrc: number, counter: number): string {
+  const crc = crc32(`#${counter}`, joinedTextCrc);
+  return `chatcmpl-${crc.toString(16).padStart(8, '0')}${counter.toString(16).padStart(6, '0')}`;
 }

@@ -7,12 +7,13 @@ import {
   TRACE_ID_HEADER,
   TRACE_TURN_HEADER,
 } from '../../contracts/policy-headers.ts';
-import { lastMessageHead, messagesDigest, tokenIdsDigest } from '../../contracts/request-digest.ts';
+import { lastMessageHead, messagesDigest } from '../../contracts/request-digest.ts';
 import { isTraceReply, type SessionTrace } from '../../contracts/trace.ts';
 import { type TitoFamily, type TitoModel, titoFamily } from '../tokenizer/tito.ts';
 import { splitWords } from '../tokenizer/toy-tokenizer.ts';
 import { buildChatCompletion, completionId, errorBody } from './completion.ts';
 import { createPolicyEvents, type PolicyEvents } from './events.ts';
+import { type IdsHashes, idsDigest, PromptHashes } from './prompt-hashes.ts';
 import { PolicyRequestLog } from './request-log.ts';
 import { type ReplyFormat, syntheticReply } from './synthetic.ts';
 
@@ -152,6 +153,8 @@ export function createPolicy(options: PolicyOptions): Policy {
   if (options.script) scripts.default = options.script;
   const cursors = new Map<string, number>();
   let counter = 0;
+  // Hashes of each session's prompt, continued turn to turn (fakes/policy/prompt-hashes.ts).
+  const hashes = new PromptHashes();
 
   const scriptFor = (request: PolicyRequestLike): { id: string; trace: SessionTrace } | string => {
     const wanted = request.headers.get(TRACE_ID_HEADER);
@@ -171,6 +174,8 @@ export function createPolicy(options: PolicyOptions): Policy {
     body: Record<string, unknown>,
     promptIds: readonly number[],
     directive: Directive | null,
+    /** The prompt's running hashes (fakes/policy/prompt-hashes.ts), computed when first asked for. */
+    promptHashesOf: () => IdsHashes,
   ): Answer => {
     const fail = (status: number, message: string): Answer => ({
       status,
@@ -232,8 +237,9 @@ export function createPolicy(options: PolicyOptions): Policy {
       finishReason = directive?.finish_reason ?? reply.finish_reason;
       responseId = `resp-${turnIndex}`;
     } else {
+      const promptHashes = promptHashesOf();
       const reply = syntheticReply(
-        promptIds,
+        promptHashes.int32Crc,
         {
           completionWords: options.completionWords ?? 12,
           reasoningWords: options.reasoningWords ?? 0,
@@ -255,7 +261,7 @@ export function createPolicy(options: PolicyOptions): Policy {
         if (cut) finishReason = 'length';
       }
       counter += 1;
-      responseId = completionId(promptIds.join(','), counter);
+      responseId = completionId(promptHashes.joinedTextCrc, counter);
     }
     const completion = buildChatCompletion({
       id: responseId,
@@ -279,6 +285,7 @@ export function createPolicy(options: PolicyOptions): Policy {
       answer: Answer,
       messages: readonly unknown[],
       inputIds: number[] | null,
+      inputIdsHashes: IdsHashes | null,
       d: Directive | null,
     ) =>
       log.add({
@@ -290,7 +297,7 @@ export function createPolicy(options: PolicyOptions): Policy {
         messagesDigest: messagesDigest(messages),
         lastMessageHead: lastMessageHead(messages),
         inputIdsLength: inputIds === null ? null : inputIds.length,
-        inputIdsDigest: inputIds === null ? null : tokenIdsDigest(inputIds),
+        inputIdsDigest: inputIdsHashes === null ? null : idsDigest(inputIdsHashes),
         ...(log.keepMessages ? { messages } : {}),
         responseId: answer.responseId,
         status: answer.status,
@@ -311,12 +318,14 @@ export function createPolicy(options: PolicyOptions): Policy {
         finishReason: null,
         traceTurn: null,
       };
-      record(answer, [], null, null);
+      record(answer, [], null, null, null);
       return reply(answer);
     }
     const parsed = isJsonObject(body) ? body : {};
     const messages = Array.isArray(parsed.messages) ? parsed.messages : [];
     const inputIds = intArray(parsed.input_ids);
+    // Hashed once per request: the log's digest and (synthetic mode) the reply's seed and id.
+    const inputIdsHashes = inputIds === null ? null : hashes.idsHashes(routingKey, inputIds);
     const directiveParse = parseDirective(request.headers.get(DIRECTIVE_HEADER));
     if (!directiveParse.ok) {
       const answer = {
@@ -326,7 +335,7 @@ export function createPolicy(options: PolicyOptions): Policy {
         finishReason: null,
         traceTurn: null,
       };
-      record(answer, messages, inputIds, null);
+      record(answer, messages, inputIds, inputIdsHashes, null);
       return reply(answer);
     }
     const kwargs = isJsonObject(parsed.chat_template_kwargs) ? parsed.chat_template_kwargs : {};
@@ -341,11 +350,18 @@ export function createPolicy(options: PolicyOptions): Policy {
         finishReason: null,
         traceTurn: null,
       };
-      record(answer, messages, inputIds, directiveParse.directive);
+      record(answer, messages, inputIds, inputIdsHashes, directiveParse.directive);
       return reply(answer);
     }
-    const answer = answerChat(request, parsed, promptIds, directiveParse.directive);
-    record(answer, messages, inputIds, directiveParse.directive);
+    const ids = promptIds;
+    const answer = answerChat(
+      request,
+      parsed,
+      promptIds,
+      directiveParse.directive,
+      () => inputIdsHashes ?? hashes.idsHashes(routingKey, ids),
+    );
+    record(answer, messages, inputIds, inputIdsHashes, directiveParse.directive);
     return reply(answer);
   };
   const events = createPolicyEvents();

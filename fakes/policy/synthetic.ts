@@ -1,4 +1,3 @@
-import { crc32 } from 'node:zlib';
 import { pythonJsonDumps } from '../../common/python-json.ts';
 import { seededRandom } from '../../common/random.ts';
 import type { Directive } from '../../contracts/directive.ts';
@@ -62,11 +61,12 @@ export interface SyntheticReply {
 
 /** The reply for a prompt; a directive's `content`/`reasoning_content`/`completion_words` win. */
 export function syntheticReply(
-  promptIds: readonly number[],
+  /** The CRC-32 of the prompt ids as int32 bytes (`IdsHashes.int32Crc`): same prompt, same reply. */
+  seed: number,
   options: SyntheticOptions,
   directive: Directive | null,
 ): SyntheticReply {
-  const rand = seededRandom(crc32(Buffer.from(Int32Array.from(promptIds).buffer)));
+  const rand = seededRandom(seed);
   const pick = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]!);
   const words = directive?.completion_words ?? options.completionWords;
   const analysis = pick(Math.ceil(words / 2)).join(' ');

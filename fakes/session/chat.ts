@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import {
   isJsonObject,
   PythonJsonDecodeError,
-  pythonJsonDumps,
+  pythonJsonDumpsBytes,
   pythonJsonLoadsBytes,
   pythonRepr,
   pythonTruthy,
@@ -129,7 +129,8 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
     throw internalServerError(error);
   }
   body.input_ids = promptIds;
-  const payload = Buffer.from(pythonJsonDumps(body), 'utf8');
+  // The bytes of `pythonJsonDumps(body)`; `input_ids` written as digits, not joined text.
+  const payload = pythonJsonDumpsBytes(body);
   return { body, payload, stream, messages, promptIds, attachParent: state.activeLeaf };
 }
 

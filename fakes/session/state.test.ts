@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { titoFamily } from '../tokenizer/tito.ts';
+import { TITO_MODELS, titoFamily } from '../tokenizer/tito.ts';
 import { HttpFailure } from './errors.ts';
 import { assertPretokenizedPrefix, positionForRequest, preparePretokenized, SessionState } from './state.ts';
 import { addTurn } from './testing/build-tree.ts';
@@ -64,5 +64,45 @@ describe('session state', () => {
     expect(positionForRequest(state, [{ role: 'developer', content: 'x' }])).toBeNull();
     expect(state.activeLeaf).toBeNull();
     expect(preparePretokenized(family, null, [{ role: 'developer', content: 'x' }], {})[0]).toBe(6);
+  });
+
+  it('builds a child prompt as mergeTokens(the whole snapshot, suffix) does, for every family', () => {
+    // Mostly the glm47 openers (7, 8) and small ids, so snapshots often end on what a junction drops.
+    const tokenId = fc.oneof(fc.constantFrom(7, 8, 1, 2), fc.integer({ min: 0, max: 300 }), fc.constant(-0));
+    const turns = fc.array(
+      fc.tuple(fc.array(tokenId, { maxLength: 6 }), fc.array(tokenId, { minLength: 1, maxLength: 4 })),
+      { minLength: 1, maxLength: 4 },
+    );
+    const message = fc.record({
+      role: fc.constantFrom('user', 'tool', 'assistant', 'system'),
+      content: fc.constantFrom('', 'ls -la', 'w1 w2 w3', 'é x'),
+    });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...TITO_MODELS),
+        turns,
+        fc.array(message, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom({}, { enable_thinking: false }),
+        (model, specs, suffix, kwargs) => {
+          const family = titoFamily(model);
+          const state = new SessionState('s');
+          let node = null as ReturnType<typeof addTurn> | null;
+          let prompt: number[] = [];
+          for (const [more, output] of specs) {
+            prompt = [...(node?.tokens.toArray() ?? prompt), ...more];
+            node = addTurn(state.tree, node, { prompt, output, messages: [{ role: 'user', content: 'u' }] });
+          }
+          const attach = node!;
+          const messages = [...Array.from({ length: attach.depth }, () => ({})), ...suffix];
+          const expected = family.mergeTokens(attach.tokens.toArray(), suffix, kwargs);
+          const got = preparePretokenized(family, attach, messages, kwargs);
+          expect(got.length).toBe(expected.length);
+          // A loop, not `every`: a hole left in the built array must count as a difference.
+          for (let i = 0; i < expected.length; i++)
+            expect(Object.is(got[i], expected[i]), `at ${i}`).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

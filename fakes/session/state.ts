@@ -74,7 +74,14 @@ export function preparePretokenized(
   if (attach === null) return family.renderPrompt(messages, kwargs);
   const suffix = messages.slice(attach.depth);
   validateSuffixRoles(family, suffix);
-  return family.mergeTokens(attach.tokens.toArray(), suffix, kwargs);
+  // The junction rule may rewrite or drop only the snapshot's last `maxTrimTokens` ids (what
+  // `max_trim_tokens` allows), so the family merges just the snapshot's tail and the rest is copied
+  // once, straight from the snapshot: `mergeTokens(snapshot, …)` would copy the whole context twice
+  // (read back, then concatenated). Property-tested against that in state.test.ts, for every family.
+  const tokens = attach.tokens;
+  const head = Math.max(0, tokens.length - family.maxTrimTokens - 1);
+  const merged = family.mergeTokens(tokens.slice(head, tokens.length), suffix, kwargs);
+  return tokens.prefixThen(head, merged);
 }
 
 export interface Generation {

@@ -1,3 +1,6 @@
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { PolicyRequestLog, startPolicyServer } from '../../fakes/policy/index.ts';
 import { createSessionClient } from '../../fakes/session/client.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
@@ -14,6 +17,11 @@ import { resets, retryOnReset } from './reset-retry.ts';
  * object. Started by realistic-bench.ts as
  *
  *   node --expose-gc scripts/bench/realistic-probe.ts ROLLOUTS TURNS CONTEXT STEPS
+ *
+ * With a fifth argument `split`, the two fakes run in a child process (realistic-servers.ts) and only
+ * the client here, as Harbor's agent is a process of its own in the real setup; the result then also
+ * gives each side's CPU time (`client_cpu_ms`, `servers_cpu_ms`; `step_cpu_ms` is their sum) and the
+ * servers' peak RSS. Not what `npm run bench` runs: it measures the single process, as before.
  */
 
 const [rollouts, turns, context, steps] = process.argv.slice(2, 6).map(Number) as [
@@ -22,6 +30,7 @@ const [rollouts, turns, context, steps] = process.argv.slice(2, 6).map(Number) a
   number,
   number,
 ];
+const split = process.argv[6] === 'split';
 const MB = 1024 * 1024;
 const round = (v: number) => Math.round(v * 10) / 10;
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -34,12 +43,86 @@ const observation = (rollout: number, turn: number) =>
     (_, k) => `w${(rollout * 7919 + turn * 104_729 + k) % 20_011}`,
   ).join(' ');
 
-const policy = await startPolicyServer({
-  mode: 'synthetic',
-  log: new PolicyRequestLog(rollouts * turns + 100),
-});
-const session = await startSessionServer({ backendUrl: policy.url });
-const client = createSessionClient(session.url);
+/** Where the fakes run: in this process, or in a forked child (`split`). */
+interface Stack {
+  readonly sessionUrl: string;
+  clearLog(): Promise<void>;
+  /** Starts the servers' CPU count (split only). */
+  mark(): Promise<void>;
+  /** The servers' CPU time since `mark` and their peak RSS; null when they share this process. */
+  serversUsage(): Promise<{ user_ms: number; system_ms: number; peak_rss_mb: number } | null>;
+  close(): Promise<void>;
+}
+
+async function inProcessStack(): Promise<Stack> {
+  const policy = await startPolicyServer({
+    mode: 'synthetic',
+    log: new PolicyRequestLog(rollouts * turns + 100),
+  });
+  const session = await startSessionServer({ backendUrl: policy.url });
+  return {
+    sessionUrl: session.url,
+    clearLog: async () => policy.log.clear(),
+    mark: async () => {},
+    serversUsage: async () => null,
+    close: async () => {
+      await session.close();
+      await policy.close();
+    },
+  };
+}
+
+async function forkedStack(): Promise<Stack> {
+  const script = fileURLToPath(new URL('./realistic-servers.ts', import.meta.url));
+  const child = fork(script, [String(rollouts * turns + 100)], { stdio: 'inherit' });
+  type Reply = {
+    type: string;
+    sessionUrl?: string;
+    user_ms?: number;
+    system_ms?: number;
+    peak_rss_mb?: number;
+  };
+  // Replies carry the request's number: the rollouts ask for `clear` concurrently.
+  const waiting = new Map<number, (reply: Reply) => void>();
+  let asked = 0;
+  const ask = (type: string): Promise<Reply> =>
+    new Promise((resolve) => {
+      asked += 1;
+      waiting.set(asked, resolve);
+      child.send({ type, seq: asked });
+    });
+  const [ready] = (await once(child, 'message')) as [Reply];
+  child.on('message', (reply: Reply & { seq?: number }) => {
+    const resolve = waiting.get(reply.seq ?? 0);
+    waiting.delete(reply.seq ?? 0);
+    resolve?.(reply);
+  });
+  return {
+    sessionUrl: ready.sessionUrl ?? '',
+    clearLog: async () => {
+      await ask('clear');
+    },
+    mark: async () => {
+      await ask('mark');
+    },
+    serversUsage: async () => {
+      const usage = await ask('cpu');
+      return {
+        user_ms: usage.user_ms ?? 0,
+        system_ms: usage.system_ms ?? 0,
+        peak_rss_mb: usage.peak_rss_mb ?? 0,
+      };
+    },
+    close: async () => {
+      const exited = once(child, 'exit');
+      child.send({ type: 'close' });
+      await exited;
+    },
+  };
+}
+
+const stack = split ? await forkedStack() : await inProcessStack();
+const client = createSessionClient(stack.sessionUrl);
 
 type Message = Record<string, unknown>;
 
@@ -64,23 +147,36 @@ async function rollout(r: number): Promise<number> {
   }
   const reply = await retryOnReset(() => client.collectSamples(id, { metadata: { reward: 1 } }));
   await retryOnReset(() => client.delete(id));
-  policy.log.clear();
+  await stack.clearLog();
   return reply.samples.reduce((n, s) => Math.max(n, s.tokens.length), 0);
 }
 
 const stepMs: number[] = [];
 const stepCpuMs: number[] = [];
+const clientCpuMs: number[] = [];
+const serversCpuMs: number[] = [];
+let serversPeakRssMb: number | null = null;
 const heapMb: number[] = [];
 let maxTokens = 0;
 for (let s = 0; s < steps; s += 1) {
   const t0 = performance.now();
+  await stack.mark();
   const cpu0 = process.cpuUsage();
   const lengths = await Promise.all(Array.from({ length: rollouts }, (_, r) => rollout(r)));
   stepMs.push(Math.round(performance.now() - t0));
   // User + system CPU of the whole process (client, session server and policy): on a shared machine
   // the wall time varies with the load, the CPU time much less.
   const cpu = process.cpuUsage(cpu0);
-  stepCpuMs.push(Math.round((cpu.user + cpu.system) / 1000));
+  const servers = await stack.serversUsage();
+  const here = Math.round((cpu.user + cpu.system) / 1000);
+  if (servers === null) stepCpuMs.push(here);
+  else {
+    const serversMs = servers.user_ms + servers.system_ms;
+    stepCpuMs.push(here + serversMs);
+    clientCpuMs.push(here);
+    serversCpuMs.push(serversMs);
+    serversPeakRssMb = servers.peak_rss_mb;
+  }
   for (const length of lengths) maxTokens = Math.max(maxTokens, length);
   if (gc !== undefined) {
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -89,8 +185,7 @@ for (let s = 0; s < steps; s += 1) {
     heapMb.push(round(process.memoryUsage().heapUsed / MB));
   }
 }
-await session.close();
-await policy.close();
+await stack.close();
 process.stdout.write(
   `${JSON.stringify({
     rollouts,
@@ -103,5 +198,13 @@ process.stdout.write(
     // process.resourceUsage().maxRSS is in KiB: the peak resident set of this whole process.
     peak_rss_mb: round((process.resourceUsage().maxRSS * 1024) / MB),
     connection_resets_retried: resets.count,
+    ...(split
+      ? {
+          client_cpu_ms: clientCpuMs,
+          servers_cpu_ms: serversCpuMs,
+          client_peak_rss_mb: round((process.resourceUsage().maxRSS * 1024) / MB),
+          servers_peak_rss_mb: serversPeakRssMb,
+        }
+      : {}),
   })}\n`,
 );

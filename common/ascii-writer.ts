@@ -24,9 +24,42 @@ function isShortAscii(sep: string): boolean {
   return SHORT_ASCII.test(sep);
 }
 
-function decimalDigits(v: number): number {
+/** How many decimal digits a non-negative integer below 2^32 has. */
+export function decimalDigits(v: number): number {
   if (v < 100_000) return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10_000 ? 4 : 5;
   return v < 1_000_000 ? 6 : v < 10_000_000 ? 7 : v < 100_000_000 ? 8 : v < 1_000_000_000 ? 9 : 10;
+}
+
+/** The length of `String(v)` for a 32-bit integer `v` (its sign included). */
+export function int32TextLength(v: number): number {
+  return v < 0 ? 1 + decimalDigits(-v) : decimalDigits(v);
+}
+
+/**
+ * Writes `String(v)` of a 32-bit integer `v` (not -0) into `out` at `pos`, two digits a step; returns
+ * the position after it. -2^31 negated is 2^31, still exact; `decimalDigits` reaches 10 digits.
+ */
+export function writeInt32Text(out: Uint8Array, pos: number, value: number): number {
+  let v = value;
+  let p = pos;
+  if (v < 0) {
+    out[p++] = 45; // '-'
+    v = -v;
+  }
+  const digits = decimalDigits(v);
+  let at = p + digits;
+  while (v >= 100) {
+    const pair = v % 100;
+    v = (v - pair) / 100;
+    at -= 2;
+    out[at] = DIGIT_PAIRS[2 * pair] as number;
+    out[at + 1] = DIGIT_PAIRS[2 * pair + 1] as number;
+  }
+  if (v >= 10) {
+    out[at - 2] = DIGIT_PAIRS[2 * v] as number;
+    out[at - 1] = DIGIT_PAIRS[2 * v + 1] as number;
+  } else out[at - 1] = 48 + v;
+  return p + digits;
 }
 
 /**
@@ -82,31 +115,14 @@ export class AsciiWriter {
         buf[pos++] = s0;
         if (sepLength === 2) buf[pos++] = s1;
       }
-      let v = ids[k] as number;
+      const v = ids[k] as number;
       if ((v | 0) !== v) {
         // Not a 32-bit integer (a fraction, a huge value, NaN): `String` decides the text.
         pos += buf.write(String(v), pos, 'latin1');
         continue;
       }
-      if (v < 0) {
-        buf[pos++] = 45; // '-'
-        v = -v;
-      }
-      // -2^31 negated is 2^31, still exact; `decimalDigits` reaches 10 digits.
-      const digits = decimalDigits(v);
-      let at = pos + digits;
-      while (v >= 100) {
-        const pair = v % 100;
-        v = (v - pair) / 100;
-        at -= 2;
-        buf[at] = DIGIT_PAIRS[2 * pair] as number;
-        buf[at + 1] = DIGIT_PAIRS[2 * pair + 1] as number;
-      }
-      if (v >= 10) {
-        buf[at - 2] = DIGIT_PAIRS[2 * v] as number;
-        buf[at - 1] = DIGIT_PAIRS[2 * v + 1] as number;
-      } else buf[at - 1] = 48 + v;
-      pos += digits;
+      // -0 passes `(v | 0) === v` and prints `0` in both.
+      pos = writeInt32Text(buf, pos, v);
     }
     this.pos = pos;
   }

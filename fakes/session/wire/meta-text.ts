@@ -1,3 +1,4 @@
+import { int32TextLength, writeInt32Text } from '../../../common/ascii-writer.ts';
 import { pythonJsonDumps } from '../../../common/python-json.ts';
 import { NumberRuns } from '../number-runs.ts';
 import { TextPieces } from '../text-pieces.ts';
@@ -27,18 +28,6 @@ function textPart(text: string): Part | null {
   return text.isWellFormed() ? { text, bytes: Buffer.byteLength(text, 'utf8') } : null;
 }
 
-/** How many decimal digits a non-negative value below 2^31 has. */
-function digits(v: number): number {
-  if (v < 100000) return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : 5;
-  return v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
-}
-
-/** The length of an int32 value's decimal text, with its sign. */
-const intBytes = (v: number): number => (v < 0 ? (v === INT32_MIN ? 11 : 1 + digits(-v)) : digits(v));
-
-const INT32_MIN = -(2 ** 31);
-const INT32_MIN_TEXT = Buffer.from(String(INT32_MIN), 'latin1');
-
 /** The parts of a JSON list of the runs' numbers: int32 runs as they are, anything else as its JSON text. */
 function listParts(runs: NumberRuns, out: Part[]): void {
   out.push({ text: '[', bytes: 1 });
@@ -46,7 +35,7 @@ function listParts(runs: NumberRuns, out: Part[]): void {
     if (i > 0) out.push({ text: ',', bytes: 1 });
     if (!('fill' in run) && run.data instanceof Int32Array) {
       let bytes = run.to - run.from - 1; // commas
-      for (let k = run.from; k < run.to; k += 1) bytes += intBytes(run.data[k] as number);
+      for (let k = run.from; k < run.to; k += 1) bytes += int32TextLength(run.data[k] as number);
       out.push({ ints: run.data, from: run.from, to: run.to, bytes });
       return;
     }
@@ -121,25 +110,7 @@ function writeInts(out: Uint8Array, pos: number, ints: Int32Array, from: number,
   let p = pos;
   for (let k = from; k < to; k += 1) {
     if (k > from) out[p++] = 0x2c;
-    let v = ints[k] as number;
-    if (v < 0) {
-      if (v === INT32_MIN) {
-        out.set(INT32_MIN_TEXT, p);
-        p += INT32_MIN_TEXT.length;
-        continue;
-      }
-      out[p++] = 0x2d;
-      v = -v;
-    }
-    const n = digits(v);
-    // Right to left; `| 0` is exact below 2^31.
-    for (let d = p + n - 1; d > p; d -= 1) {
-      const q = (v / 10) | 0;
-      out[d] = 0x30 + v - q * 10;
-      v = q;
-    }
-    out[p] = 0x30 + v;
-    p += n;
+    p = writeInt32Text(out, p, ints[k] as number);
   }
   return p;
 }

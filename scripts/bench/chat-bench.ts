@@ -214,14 +214,22 @@ export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchRes
     };
     const openSessions = async (n: number) => Promise.all(Array.from({ length: n }, () => client.create()));
 
-    // Warm-up (JIT, sockets), not measured.
-    const warmSessions = Math.min(4, options.sessions);
-    await drive(warmSessions, 5, sessionSend(await openSessions(warmSessions)));
+    // Warm-up, not measured: each server first runs the whole measured load once, so every figure is
+    // what a call costs once the JIT has compiled the code it runs (a few short conversations left most
+    // of the fake's code to be optimized during its measured run, and the baselines' little code was
+    // warm by the time they ran). The fake's sessions are deleted after each run, so the baselines do
+    // not run beside its live trees.
+    const fakeRun = async () => {
+      const ids = await openSessions(options.sessions);
+      const summary = await drive(options.sessions, options.turns, sessionSend(ids));
+      await Promise.all(ids.map((id) => client.delete(id)));
+      return summary;
+    };
+    await fakeRun();
     for (const send of [baselines.bare, baselines.twoHop, baselines.twoHopJson])
-      await drive(warmSessions, 5, send);
+      await drive(options.sessions, options.turns, send);
 
-    const ids = await openSessions(options.sessions);
-    const fake = await drive(options.sessions, options.turns, sessionSend(ids));
+    const fake = await fakeRun();
     const plain = await drive(options.sessions, options.turns, baselines.bare);
     const twoHop = await drive(options.sessions, options.turns, baselines.twoHop);
     const twoHopJson = await drive(options.sessions, options.turns, baselines.twoHopJson);

@@ -2,8 +2,10 @@ import { readBody } from '../../common/http/body.ts';
 import { startHttpServer } from '../../common/http/server.ts';
 import { buildChatCompletion } from '../../fakes/policy/completion.ts';
 import { PolicyRequestLog, startPolicyServer } from '../../fakes/policy/index.ts';
+import { syntheticReply } from '../../fakes/policy/synthetic.ts';
 import { createSessionClient } from '../../fakes/session/client.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
+import { titoFamily } from '../../fakes/tokenizer/tito.ts';
 import { resets, retryOnReset } from './reset-retry.ts';
 import { type LatencySummary, runClosedLoop } from './stats.ts';
 
@@ -92,6 +94,20 @@ async function drive(
 
 const ROUND = (v: number) => Math.round(v * 100) / 100;
 
+/**
+ * The assistant message every baseline answers: a reply of the fake policy's own generator at its
+ * default length (fakes/policy/handlers.ts: 12 words, Terminus-2 JSON), so the history a client re-sends
+ * grows by the same bytes per turn against every server (the issue's "same body sizes": a canned
+ * `ls -la` left the baselines' bodies half the fake's by turn 50).
+ */
+const CANNED_MESSAGE = {
+  role: 'assistant',
+  content: syntheticReply([1, 2, 3], { completionWords: 12, reasoningWords: 0, format: 'json' }, null)
+    .content,
+  reasoning_content: null,
+  tool_calls: null,
+};
+
 function cannedCompletion(completionIds: number[]): Buffer {
   return Buffer.from(
     JSON.stringify(
@@ -99,7 +115,7 @@ function cannedCompletion(completionIds: number[]): Buffer {
         id: 'chatcmpl-canned',
         model: 'canned',
         created: 0,
-        message: { role: 'assistant', content: 'ls -la', reasoning_content: null, tool_calls: null },
+        message: CANNED_MESSAGE,
         finishReason: 'stop',
         promptTokens: 10,
         completionIds,
@@ -118,7 +134,8 @@ function cannedCompletion(completionIds: number[]): Buffer {
  */
 async function startBaselines() {
   const canned = cannedCompletion([1, 2, 3]);
-  const sized = cannedCompletion(Array.from({ length: 40 }, (_, i) => 1000 + i));
+  // The ids the fake policy would send with that message (its completion, end token included).
+  const sized = cannedCompletion(titoFamily('default').completionIds(CANNED_MESSAGE));
   const bare = await startHttpServer(async (req, res) => {
     await readBody(req);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(canned.length) });

@@ -7,7 +7,7 @@ import { createSessionClient } from '../../fakes/session/client.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
 import { titoFamily } from '../../fakes/tokenizer/tito.ts';
 import { resets, retryOnReset } from './reset-retry.ts';
-import { type LatencySummary, runClosedLoop } from './stats.ts';
+import { type LatencySummary, type LoopMeasure, measureClosedLoop, pooledSummary } from './stats.ts';
 
 /**
  * Benchmark 1: chat latency and throughput of the fake session server (with the synthetic fake policy
@@ -24,6 +24,12 @@ export interface ChatBenchOptions {
   /** Sessions and turns of each per-context run. */
   readonly contextSessions?: number;
   readonly contextTurns?: number;
+  /**
+   * Measured rounds of the short-context runs (default 3): each round runs the fake and the three
+   * baselines in turn, and each server's figures pool its calls over the rounds, so a change in the
+   * machine's load during the run falls on every server alike.
+   */
+  readonly rounds?: number;
 }
 
 export interface ContextRun {
@@ -43,6 +49,7 @@ export interface ChatBenchResult {
   readonly session_server: LatencySummary & {
     readonly sessions: number;
     readonly turns: number;
+    readonly rounds: number;
     /** Fake over bare one-hop, same run. */
     readonly p50_ratio: number;
     readonly p99_ratio: number;
@@ -83,14 +90,17 @@ async function drive(
   turns: number,
   send: Send,
   start: (session: number) => Message[] = () => [SYSTEM, TASK],
-): Promise<LatencySummary> {
+): Promise<LoopMeasure> {
   const histories = Array.from({ length: sessions }, (_, s) => start(s));
-  return runClosedLoop(sessions, turns, async (s, t) => {
+  return measureClosedLoop(sessions, turns, async (s, t) => {
     const history = histories[s] as Message[];
     const reply = await send(s, history);
     history.push(reply, toolResult(t));
   });
 }
+
+/** Measured rounds of the short-context runs unless told otherwise. */
+const DEFAULT_ROUNDS = 3;
 
 const ROUND = (v: number) => Math.round(v * 100) / 100;
 
@@ -238,28 +248,40 @@ export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchRes
     // not run beside its live trees.
     const fakeRun = async () => {
       const ids = await openSessions(options.sessions);
-      const summary = await drive(options.sessions, options.turns, sessionSend(ids));
+      const measure = await drive(options.sessions, options.turns, sessionSend(ids));
       await Promise.all(ids.map((id) => client.delete(id)));
-      return summary;
+      return measure;
     };
     await fakeRun();
     for (const send of [baselines.bare, baselines.twoHop, baselines.twoHopJson])
       await drive(options.sessions, options.turns, send);
 
-    const fake = await fakeRun();
-    const plain = await drive(options.sessions, options.turns, baselines.bare);
-    const twoHop = await drive(options.sessions, options.turns, baselines.twoHop);
-    const twoHopJson = await drive(options.sessions, options.turns, baselines.twoHopJson);
+    const runs: Record<'fake' | 'plain' | 'twoHop' | 'twoHopJson', LoopMeasure[]> = {
+      fake: [],
+      plain: [],
+      twoHop: [],
+      twoHopJson: [],
+    };
+    for (let round = 0; round < (options.rounds ?? DEFAULT_ROUNDS); round += 1) {
+      runs.fake.push(await fakeRun());
+      runs.plain.push(await drive(options.sessions, options.turns, baselines.bare));
+      runs.twoHop.push(await drive(options.sessions, options.turns, baselines.twoHop));
+      runs.twoHopJson.push(await drive(options.sessions, options.turns, baselines.twoHopJson));
+    }
+    const fake = pooledSummary(runs.fake);
+    const plain = pooledSummary(runs.plain);
+    const twoHop = pooledSummary(runs.twoHop);
+    const twoHopJson = pooledSummary(runs.twoHopJson);
 
     const contextRuns: ContextRun[] = [];
     for (const tokens of contexts) {
       const start = (s: number) => [SYSTEM, longTask(s, tokens)];
       policy.log.clear();
       const ctxIds = await openSessions(contextSessions);
-      const f = await drive(contextSessions, contextTurns, sessionSend(ctxIds), start);
+      const f = pooledSummary([await drive(contextSessions, contextTurns, sessionSend(ctxIds), start)]);
       await Promise.all(ctxIds.map((id) => client.delete(id)));
-      const j = await drive(contextSessions, contextTurns, baselines.twoHopJson, start);
-      const b = await drive(contextSessions, contextTurns, baselines.bare, start);
+      const j = pooledSummary([await drive(contextSessions, contextTurns, baselines.twoHopJson, start)]);
+      const b = pooledSummary([await drive(contextSessions, contextTurns, baselines.bare, start)]);
       contextRuns.push({
         context_tokens: tokens,
         session_server_p50_ms: f.p50_ms,
@@ -276,6 +298,7 @@ export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchRes
         ...fake,
         sessions: options.sessions,
         turns: options.turns,
+        rounds: runs.fake.length,
         p50_ratio: ROUND(fake.p50_ms / plain.p50_ms),
         p99_ratio: ROUND(fake.p99_ms / plain.p99_ms),
         throughput_ratio: ROUND(fake.throughput_rps / plain.throughput_rps),

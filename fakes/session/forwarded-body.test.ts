@@ -56,6 +56,7 @@ function bodies({ turns, extras, ids, messagesFirst }: Conversation): Record<str
   const out: Record<string, unknown>[] = [];
   const history: unknown[] = [];
   for (const turn of turns) {
+    // bounded-spread: a generated turn of at most 3 messages
     history.push(...turn);
     const messages = [...history];
     const body: Record<string, unknown> = messagesFirst ? { messages, ...extras } : { ...extras, messages };

@@ -44,5 +44,6 @@ it('pools runs: every call counted once, wall and CPU time summed', async () => 
   expect(pooled.count).toBe(10);
   expect(pooled.wall_ms).toBeCloseTo(a.wallMs + b.wallMs, 3);
   expect(pooled.cpu_ms_per_request).toBeCloseTo((a.cpuMs + b.cpuMs) / 10, 3);
+  // bounded-spread: 10 samples
   expect(pooled.max_ms).toBeCloseTo(Math.max(...a.samplesMs, ...b.samplesMs), 3);
 });

@@ -161,9 +161,50 @@ describe('pythonJsonLoads fast path', () => {
     expect(nativeHits).toBeGreaterThanOrEqual(40);
   });
 
+  it('finds every float token among strings that quote floats, end in backslashes or hold `": 1.5` (keepFloats)', () => {
+    // Text pieces as they stand in the document: escaped backslashes and quotes, and float-looking text.
+    const piece = fc.constantFrom('a', '\\\\', '\\"', ': 1.5', ', 2.5', '[3.5]', '\\": 0.1', ' ');
+    const str = fc.array(piece, { maxLength: 4 }).map((p) => `"${p.join('')}"`);
+    const space = fc.constantFrom('', ' ', '\n ');
+    const scalar = fc.oneof(str, fc.constantFrom('1.5', '-0.5', '2e3', '7', 'true', 'null'));
+    const { value } = fc.letrec<{ value: string }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        scalar,
+        fc
+          .tuple(space, fc.array(tie('value'), { maxLength: 3 }))
+          .map(([w, items]) => `[${w}${items.join(`${w},`)}]`),
+        fc
+          .array(fc.tuple(str, space, tie('value')), { maxLength: 3 })
+          .map((members) => `{${members.map(([k, w, v]) => `${k}${w}:${w}${v}`).join(', ')}}`),
+      ),
+    }));
+    let floats = 0;
+    let onlyInStrings = 0;
+    fc.assert(
+      fc.property(value, (text) => {
+        const faithful = outcome(() => faithfulJsonLoads(text, { keepFloats: true }), fingerprint);
+        expect(outcome(() => pythonJsonLoads(text, { keepFloats: true }), fingerprint)).toEqual(faithful);
+        const hasFloat = faithful.ok && /\d\.\d|\de\d/.test(text.replace(/"[^"\\]*(?:\\.[^"\\]*)*"/g, '""'));
+        if (hasFloat) floats += 1;
+        else if (/\d[.eE]/.test(text)) onlyInStrings += 1;
+      }),
+      { numRuns: 600 },
+    );
+    expect(floats).toBeGreaterThanOrEqual(100);
+    expect(onlyInStrings).toBeGreaterThanOrEqual(50);
+  });
+
   it('sees a float between strings that end in escaped quotes or backslashes (keepFloats)', () => {
     // A string scan that stopped at an escaped quote would take `, 1.5, ` for string text.
-    for (const text of ['["\\"", 1.5, "x"]', '["\\\\", 2e3, "\\\\\\""]', '{"k\\"": 0.5, "v": "\\""}']) {
+    // A key ending in an escaped backslash: its closing quote is a real one (an even run before it).
+    for (const text of [
+      '["\\"", 1.5, "x"]',
+      '["\\\\", 2e3, "\\\\\\""]',
+      '{"k\\"": 0.5, "v": "\\""}',
+      '{"a\\\\": 1.5}',
+      '{"\\\\\\\\" : -2e3}',
+    ]) {
       const value = pythonJsonLoads(text, { keepFloats: true }) as Record<string, unknown>;
       expect(
         Object.values(value).some((v) => v instanceof PythonFloat),

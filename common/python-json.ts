@@ -32,14 +32,63 @@ const FLOAT_SPELLING = /\d[.eE]/;
 // A JSON string token, unrolled (no backtracking per character).
 const STRING_TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"/g;
 
+// Every digit right before `.`, `e` or `E`, in turn.
+const FLOAT_SPELLINGS = /\d[.eE]/g;
+
+/**
+ * Whether some float spelling of `doc` (valid JSON) can be a number token, judged from what stands
+ * before it, without reading the strings: a token starts at the document's start or after `[`, `,` or
+ * a key's closing `"` and `:` (whitespace between), and a quote after an odd run of backslashes is
+ * escaped, inside a string. Text inside strings can look like that too (`"x, 1.5"`); never the other
+ * way round.
+ */
+function floatTokenPossible(doc: string): boolean {
+  FLOAT_SPELLINGS.lastIndex = 0;
+  for (let m = FLOAT_SPELLINGS.exec(doc); m !== null; m = FLOAT_SPELLINGS.exec(doc)) {
+    let i = m.index;
+    while (i > 0 && isDigit(doc.charCodeAt(i - 1))) i -= 1;
+    if (i > 0 && doc[i - 1] === '-') i -= 1;
+    i = skipSpaceBack(doc, i);
+    if (i === 0) return true;
+    const before = doc[i - 1];
+    if (before === '[' || before === ',') return true;
+    if (before === ':') {
+      const quote = skipSpaceBack(doc, i - 1) - 1;
+      if (quote >= 0 && doc[quote] === '"') {
+        let k = quote;
+        while (k > 0 && doc[k - 1] === '\\') k -= 1;
+        if ((quote - k) % 2 === 0) return true;
+      }
+    }
+  }
+  return false;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** The index after the last non-whitespace character before `i` (JSON whitespace). */
+function skipSpaceBack(doc: string, i: number): number {
+  let k = i;
+  while (k > 0 && WS.has(doc[k - 1]!)) k -= 1;
+  return k;
+}
+
 /**
  * Whether `keepFloats` could change anything: a number spelt as a float has a digit right before its
  * `.`, `e` or `E`, so a document without that outside its strings has no float to keep. On valid JSON
  * the regex finds exactly the string tokens; invalid JSON goes to the faithful parser anyway (the
- * caller's `JSON.parse` throws), so a wrong answer there changes nothing.
+ * caller's `JSON.parse` throws), so a wrong answer there changes nothing. `floatTokenPossible` first,
+ * which reads only around each float spelling: an agent's messages quote JSON with decimals
+ * (`\"duration\": 0.1`), and blanking every string of a long history costs more than parsing it.
  */
 function mayHoldFloat(doc: string): boolean {
-  return FLOAT_SPELLING.test(doc) && FLOAT_SPELLING.test(doc.replace(STRING_TOKEN, '""'));
+  return (
+    FLOAT_SPELLING.test(doc) &&
+    floatTokenPossible(doc) &&
+    FLOAT_SPELLING.test(doc.replace(STRING_TOKEN, '""'))
+  );
 }
 const WS = new Set([' ', '\t', '\n', '\r']);
 // Sticky: matched in place at `lastIndex`, so a number is read whole without slicing the document.
@@ -253,8 +302,26 @@ export function pythonJsonDumps(value: unknown, options: PythonDumpsOptions = {}
  * python-json-fast-path.test.ts.
  */
 export function pythonJsonDumpsBytes(value: unknown, options: PythonDumpsOptions = {}): Buffer {
-  const pieces = dumpPieces(value, options, true);
-  const itemSep = options.separators?.[0] ?? ', ';
+  return pythonJsonPiecesToBytes(pythonJsonPieces(value, options), options.separators?.[0] ?? ', ');
+}
+
+/**
+ * The text of `pythonJsonDumps(value, options)` as pieces, in order: strings, and each array of plain
+ * integers left as the array itself (its bracketed, `itemSep`-joined text). For writers that splice in
+ * text of their own (fakes/session/forwarded-body.ts) before `pythonJsonPiecesToBytes`.
+ */
+export function pythonJsonPieces(
+  value: unknown,
+  options: PythonDumpsOptions = {},
+): Array<string | readonly number[]> {
+  return dumpPieces(value, options, true);
+}
+
+/** The UTF-8 bytes of pieces (see `pythonJsonPieces`), integer arrays written as digits. */
+export function pythonJsonPiecesToBytes(
+  pieces: ReadonlyArray<string | readonly number[]>,
+  itemSep: string,
+): Buffer {
   // No user code runs from here on (getters ran while the pieces were collected), so the shared
   // writer cannot be re-entered; reset in case an earlier call stopped half way.
   const writer = bytesWriter;

@@ -2,7 +2,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import {
   isJsonObject,
   PythonJsonDecodeError,
-  pythonJsonDumpsBytes,
   pythonJsonLoadsBytes,
   pythonRepr,
   pythonTruthy,
@@ -10,8 +9,9 @@ import {
 import type { TemplateKwargs, TitoFamily } from '../tokenizer/tito.ts';
 import { type BackendClient, BackendTransportError } from './backend.ts';
 import { HttpFailure, internalServerError, jsonError, sessionNotFound } from './errors.ts';
+import { forwardedBodyBytes } from './forwarded-body.ts';
 import { MatcherError } from './matcher.ts';
-import { promptIdsFromSnapshot, type SessionRecord, shareEarlierMessages } from './record.ts';
+import { promptIdsFromSnapshot, type SessionRecord, shareStoredMessages } from './record.ts';
 import {
   chatClientResponse,
   extractCompletion,
@@ -121,6 +121,8 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
     if (error instanceof MatcherError) throw jsonError(500, error.message);
     throw error;
   }
+  // Memory and speed only (record.ts, forwarded-body.ts): the re-sent history becomes the stored objects.
+  shareStoredMessages(messages, attach);
   let promptIds: number[];
   try {
     promptIds = preparePretokenized(config.family, attach, messages, kwargs);
@@ -129,8 +131,8 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
     throw internalServerError(error);
   }
   body.input_ids = promptIds;
-  // The bytes of `pythonJsonDumps(body)`; `input_ids` written as digits, not joined text.
-  const payload = pythonJsonDumpsBytes(body);
+  // The bytes of `pythonJsonDumps(body)`: re-sent messages' texts cached, `input_ids` written as digits.
+  const payload = forwardedBodyBytes(body);
   return { body, payload, stream, messages, promptIds, attachParent: state.activeLeaf };
 }
 
@@ -172,9 +174,6 @@ export async function handleChat(config: ChatConfig, chat: IncomingChat): Promis
 
   await state.lock.run(() => {
     if (state.closing) return;
-    // Memory only (fakes/session/record.ts): the re-sent history is held once, not once per turn.
-    const earlier = prepared.attachParent?.record.request.messages;
-    if (Array.isArray(earlier)) shareEarlierMessages(prepared.messages, earlier);
     const record: SessionRecord = {
       timestamp: config.now(),
       request_timestamp: chat.requestTimestamp,

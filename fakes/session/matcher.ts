@@ -1,4 +1,5 @@
 import { isJsonObject, PythonFloat } from '../../common/python-json.ts';
+import { sameJson } from './same-json.ts';
 
 /**
  * The `strict` message matcher (radixark/miles@31f1ca96
@@ -63,6 +64,17 @@ export function strictMessageKey(message: unknown): string {
     key += `${key === '' ? '' : '|'}${field}=${typeof value === 'string' ? `s${value.length}:${value}` : canonicalValue(value)}`;
   }
   return key;
+}
+
+/**
+ * A shortcut for the key: two messages whose compared fields are the same JSON (same-json.ts) have the
+ * same key, without building it. False says nothing (the keys may still be equal); false too for
+ * anything but two JSON objects, so a message the matcher cannot compare still reaches the key.
+ */
+export function sameStrictFields(a: unknown, b: unknown): boolean {
+  if (!isJsonObject(a) || !isJsonObject(b)) return false;
+  for (const field of COMPARED_FIELDS) if (!sameJson(a[field], b[field])) return false;
+  return true;
 }
 
 /** `strict(stored, request)`. */

@@ -1,21 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pythonJsonDumps } from '../../common/python-json.ts';
-import { promptIdsFromSnapshot, promptSource, shareEarlierMessages } from './record.ts';
+import { PythonFloat, pythonJsonDumps } from '../../common/python-json.ts';
+import { promptIdsFromSnapshot, promptSource, shareStoredMessages } from './record.ts';
+import { buildForest, forestCase, parseMessage } from './testing/near-miss-forest.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
+import { pathMessages } from './tree.ts';
 
 /** The records' memory savings must not change a byte of what GET /sessions/{id} prints. */
-
-const text = fc.string({ maxLength: 20 });
-const message = fc.oneof(
-  fc.record({ role: fc.constantFrom('user', 'assistant', 'tool'), content: text }),
-  fc.record({ content: text, role: fc.constantFrom('user', 'assistant') }),
-  fc.record({
-    role: fc.constant('assistant'),
-    content: fc.constant(null),
-    tool_calls: fc.array(fc.record({ id: text })),
-  }),
-);
 
 describe('promptIdsFromSnapshot', () => {
   it('prints the same request, input_ids in the same key position, read from the snapshot', () => {
@@ -39,9 +30,6 @@ describe('promptIdsFromSnapshot', () => {
           expect(JSON.stringify(request)).toBe(JSON.stringify({ ...request }));
           expect(Object.keys(request)).toEqual(['model', 'messages', 'input_ids', 'logprobs']);
           expect(Object.getOwnPropertyDescriptor(request, 'input_ids')?.get).toBeTypeOf('function');
-          const source = promptSource(request);
-          expect(source?.length).toBe(prompt.length);
-          expect(source?.snapshot.slice(0, source.length)).toEqual(request.input_ids);
         },
       ),
     );
@@ -63,33 +51,63 @@ describe('promptSource', () => {
   });
 });
 
-describe('shareEarlierMessages', () => {
+function holdsFloat(v: unknown): boolean {
+  if (v instanceof PythonFloat) return true;
+  if (typeof v !== 'object' || v === null) return false;
+  return Object.values(v).some(holdsFloat);
+}
+
+describe('shareStoredMessages', () => {
   it('keeps what the messages print and shares exactly the equal ones (same JSON, same key order)', () => {
+    let shared = 0;
+    let kept = 0;
     fc.assert(
-      fc.property(
-        fc.array(message, { maxLength: 6 }),
-        fc.array(message, { maxLength: 6 }),
-        fc.boolean(),
-        (a, b, extend) => {
-          // Half the cases re-send the earlier history (parsed again, so equal but not the same objects).
-          const earlier = a;
-          const sent: unknown[] = extend ? [...(JSON.parse(JSON.stringify(a)) as unknown[]), ...b] : b;
+      fc.property(forestCase, fc.nat(), (forest, pick) => {
+        const { nodes } = buildForest(forest);
+        const node = nodes[pick % nodes.length]!;
+        const stored = pathMessages(node);
+        for (const texts of forest.requests) {
+          // Parsed again, as each request is: equal messages are not the same objects.
+          const sent = texts.map(parseMessage);
           const before = pythonJsonDumps(sent);
-          shareEarlierMessages(sent, earlier);
+          shareStoredMessages(sent, node);
           expect(pythonJsonDumps(sent)).toBe(before);
           sent.forEach((m, i) => {
-            const same = i < earlier.length && JSON.stringify(m) === JSON.stringify(earlier[i]);
-            expect(m === earlier[i]).toBe(same);
+            // Equal text in the same key order, floats excepted (a PythonFloat is shared only as itself).
+            const same =
+              i < stored.length && pythonJsonDumps(m) === pythonJsonDumps(stored[i]) && !holdsFloat(m);
+            expect(m === stored[i]).toBe(same);
+            if (same) shared += 1;
+            else kept += 1;
           });
-        },
-      ),
+        }
+      }),
+      { numRuns: 200 },
     );
+    expect(shared).toBeGreaterThan(200);
+    expect(kept).toBeGreaterThan(200);
   });
 
-  it('does not share a message whose keys come in another order', () => {
-    const earlier = [{ role: 'user', content: 'x' }];
-    const sent: unknown[] = [{ content: 'x', role: 'user' }];
-    shareEarlierMessages(sent, earlier);
-    expect(sent[0]).not.toBe(earlier[0]);
+  it('does not share a message whose keys come in another order, nor a float with an int', () => {
+    const { nodes } = buildForest({
+      nodes: [
+        { parent: -1, delta: ['{"role": "user", "content": "x"}', '{"role": "user", "content": [1]}'] },
+      ],
+      requests: [],
+    });
+    const sent: unknown[] = [
+      { content: 'x', role: 'user' },
+      parseMessage('{"role": "user", "content": [1.0]}'),
+    ];
+    shareStoredMessages(sent, nodes[0]!);
+    expect(sent[0]).not.toBe(nodes[0]!.deltaMessages[0]);
+    expect(sent[1]).not.toBe(nodes[0]!.deltaMessages[1]);
+  });
+
+  it('shares nothing for a new root', () => {
+    const sent: unknown[] = [{ role: 'user', content: 'x' }];
+    const copy = sent[0];
+    shareStoredMessages(sent, null);
+    expect(sent[0]).toBe(copy);
   });
 });

@@ -1,4 +1,6 @@
+import { sameJson } from './same-json.ts';
 import type { TokenSnapshot } from './token-snapshot.ts';
+import type { TrajectoryNode } from './tree.ts';
 
 /**
  * One committed generation as Miles stores it (`SessionRecord`, radixark/miles@31f1ca96
@@ -60,37 +62,18 @@ export function promptIdsFromSnapshot(
 }
 
 /**
- * Replaces each message of `messages` equal to the one at the same position of `earlier` (the attach
- * parent's request) by that earlier object, so the texts a client re-sends every turn are held once.
- * Equal means the same JSON with the same key order (what a record prints), plain objects, arrays and
- * primitives only; anything else stays as it is.
+ * Replaces each message of `messages` equal to the one stored at the same position on the root→`node`
+ * path (the attach point: the request's first `node.depth` messages matched it) by that stored object,
+ * so the texts a client re-sends every turn are held once (the assistant replies included: a node
+ * stores the backend's message, which the client echoes). Equal means the same JSON with the same key
+ * order (what a record prints: same-json.ts); anything else stays as it is. The forwarded-body writer
+ * reuses the stored objects' texts.
  */
-export function shareEarlierMessages(messages: unknown[], earlier: readonly unknown[]): void {
-  const n = Math.min(messages.length, earlier.length);
-  for (let i = 0; i < n; i++) if (sameJson(messages[i], earlier[i])) messages[i] = earlier[i];
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return typeof a !== 'number' || !Object.is(a, -0) === !Object.is(b, -0);
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
-    return true;
+export function shareStoredMessages(messages: unknown[], node: TrajectoryNode | null): void {
+  for (let n = node; n !== null; n = n.parent) {
+    const delta = n.deltaMessages;
+    const start = n.depth - delta.length;
+    const end = Math.min(delta.length, messages.length - start);
+    for (let k = 0; k < end; k++) if (sameJson(messages[start + k], delta[k])) messages[start + k] = delta[k];
   }
-  if (Array.isArray(b) || !isPlain(a) || !isPlain(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) {
-    const key = ka[i]!;
-    if (key !== kb[i] || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
-      return false;
-  }
-  return true;
-}
-
-function isPlain(v: object): boolean {
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
 }

@@ -1,5 +1,5 @@
 import type { TreeMetadata } from '../../contracts/wire-sample.ts';
-import { strictMessageKey } from './matcher.ts';
+import { sameStrictFields, strictMessageKey } from './matcher.ts';
 import type { SessionRecord } from './record.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
 
@@ -11,7 +11,10 @@ import { TokenSnapshot } from './token-snapshot.ts';
  * The attach-point search walks a trie over strict-matcher message keys instead of visiting every node:
  * a node is eligible exactly when its whole root→node message path equals the request's first messages,
  * so the deepest trie position along the request that ends some node's path is the answer. The cost is
- * one map lookup per request message, whatever the tree size (the cap is 1024 nodes).
+ * one map lookup per request message, whatever the tree size (the cap is 1024 nodes). A client re-sends
+ * its history every turn, so before building a message's key the search compares the message with the
+ * one stored on the newest edge out of the current position: the same compared fields are the same key
+ * (matcher.ts `sameStrictFields`), and the comparison is much cheaper than the key and its hash.
  */
 
 /** `MAX_NODES` per session. */
@@ -31,10 +34,14 @@ interface MessageTrie {
   readonly children: Map<string, MessageTrie>;
   /** Nodes whose message path ends here, in seq order (so the last one wins a tie). */
   readonly endpoints: TrajectoryNode[];
+  /** The stored message whose key leads here (the first one committed on this edge); null at the root. */
+  readonly message: unknown;
+  /** The child a node was last committed through: where a re-sent history most likely goes next. */
+  newest: MessageTrie | null;
 }
 
-function emptyTrie(): MessageTrie {
-  return { children: new Map(), endpoints: [] };
+function emptyTrie(message: unknown): MessageTrie {
+  return { children: new Map(), endpoints: [], message, newest: null };
 }
 
 export interface TrajectoryNode {
@@ -81,7 +88,7 @@ export interface AttachPoint {
 export class SessionTree {
   readonly nodes: TrajectoryNode[] = [];
   readonly maxNodes: number;
-  private readonly trie = emptyTrie();
+  private readonly trie = emptyTrie(null);
 
   constructor(maxNodes = MAX_NODES) {
     this.maxNodes = maxNodes;
@@ -96,8 +103,12 @@ export class SessionTree {
     let position = this.trie;
     let best: AttachPoint = { node: null, matched: 0 };
     for (let i = 0; i < messages.length; i += 1) {
-      if (position.children.size === 0) break;
-      const next = position.children.get(strictMessageKey(messages[i]));
+      const newest = position.newest;
+      if (newest === null) break;
+      const message = messages[i];
+      const next = sameStrictFields(message, newest.message)
+        ? newest
+        : position.children.get(strictMessageKey(message));
       if (next === undefined) break;
       position = next;
       const last = position.endpoints.at(-1);
@@ -113,9 +124,10 @@ export class SessionTree {
       const key = strictMessageKey(message);
       let next = position.children.get(key);
       if (next === undefined) {
-        next = emptyTrie();
+        next = emptyTrie(message);
         position.children.set(key, next);
       }
+      position.newest = next;
       position = next;
     }
     const node: TrajectoryNode = {

@@ -26,7 +26,8 @@ it('--quick --json prints one harness-bench/2 object with the documented keys', 
   expect(lines).toHaveLength(1);
   const result = BenchResultSchema.parse(JSON.parse(lines[0] as string));
   expect(result.mode).toBe('quick');
-  expect(result.session_server).toMatchObject({ sessions: 2, turns: 3, count: 6 });
+  // Three measured rounds pooled.
+  expect(result.session_server).toMatchObject({ sessions: 2, turns: 3, rounds: 3, count: 18 });
   for (const key of ['p50_ms', 'p99_ms', 'p50_ratio'] as const)
     expect(result.session_server[key]).toBeGreaterThan(0);
   expect(result.bare_http.p50_ms).toBeGreaterThan(0);

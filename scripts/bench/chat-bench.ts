@@ -1,11 +1,14 @@
+import { crc32 } from 'node:zlib';
 import { readBody } from '../../common/http/body.ts';
 import { startHttpServer } from '../../common/http/server.ts';
 import { buildChatCompletion } from '../../fakes/policy/completion.ts';
 import { PolicyRequestLog, startPolicyServer } from '../../fakes/policy/index.ts';
+import { syntheticReply } from '../../fakes/policy/synthetic.ts';
 import { createSessionClient } from '../../fakes/session/client.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
+import { titoFamily } from '../../fakes/tokenizer/tito.ts';
 import { resets, retryOnReset } from './reset-retry.ts';
-import { type LatencySummary, runClosedLoop } from './stats.ts';
+import { type LatencySummary, type LoopMeasure, measureClosedLoop, pooledSummary } from './stats.ts';
 
 /**
  * Benchmark 1: chat latency and throughput of the fake session server (with the synthetic fake policy
@@ -22,6 +25,12 @@ export interface ChatBenchOptions {
   /** Sessions and turns of each per-context run. */
   readonly contextSessions?: number;
   readonly contextTurns?: number;
+  /**
+   * Measured rounds of the short-context runs (default 3): each round runs the fake and the three
+   * baselines in turn, and each server's figures pool its calls over the rounds, so a change in the
+   * machine's load during the run falls on every server alike.
+   */
+  readonly rounds?: number;
 }
 
 export interface ContextRun {
@@ -41,6 +50,7 @@ export interface ChatBenchResult {
   readonly session_server: LatencySummary & {
     readonly sessions: number;
     readonly turns: number;
+    readonly rounds: number;
     /** Fake over bare one-hop, same run. */
     readonly p50_ratio: number;
     readonly p99_ratio: number;
@@ -81,16 +91,37 @@ async function drive(
   turns: number,
   send: Send,
   start: (session: number) => Message[] = () => [SYSTEM, TASK],
-): Promise<LatencySummary> {
+): Promise<LoopMeasure> {
   const histories = Array.from({ length: sessions }, (_, s) => start(s));
-  return runClosedLoop(sessions, turns, async (s, t) => {
+  return measureClosedLoop(sessions, turns, async (s, t) => {
     const history = histories[s] as Message[];
     const reply = await send(s, history);
     history.push(reply, toolResult(t));
   });
 }
 
+/** Measured rounds of the short-context runs unless told otherwise. */
+const DEFAULT_ROUNDS = 3;
+
 const ROUND = (v: number) => Math.round(v * 100) / 100;
+
+/**
+ * The assistant message every baseline answers: a reply of the fake policy's own generator at its
+ * default length (fakes/policy/handlers.ts: 12 words, Terminus-2 JSON), so the history a client re-sends
+ * grows by the same bytes per turn against every server (the issue's "same body sizes": a canned
+ * `ls -la` left the baselines' bodies half the fake's by turn 50).
+ */
+const CANNED_MESSAGE = {
+  role: 'assistant',
+  // The seed is the CRC-32 of the prompt ids' int32 bytes (fakes/policy/prompt-hashes.ts); any prompt will do.
+  content: syntheticReply(
+    crc32(Buffer.from(Int32Array.from([1, 2, 3]).buffer)),
+    { completionWords: 12, reasoningWords: 0, format: 'json' },
+    null,
+  ).content,
+  reasoning_content: null,
+  tool_calls: null,
+};
 
 function cannedCompletion(completionIds: number[]): Buffer {
   return Buffer.from(
@@ -99,7 +130,7 @@ function cannedCompletion(completionIds: number[]): Buffer {
         id: 'chatcmpl-canned',
         model: 'canned',
         created: 0,
-        message: { role: 'assistant', content: 'ls -la', reasoning_content: null, tool_calls: null },
+        message: CANNED_MESSAGE,
         finishReason: 'stop',
         promptTokens: 10,
         completionIds,
@@ -118,7 +149,8 @@ function cannedCompletion(completionIds: number[]): Buffer {
  */
 async function startBaselines() {
   const canned = cannedCompletion([1, 2, 3]);
-  const sized = cannedCompletion(Array.from({ length: 40 }, (_, i) => 1000 + i));
+  // The ids the fake policy would send with that message (its completion, end token included).
+  const sized = cannedCompletion(titoFamily('default').completionIds(CANNED_MESSAGE));
   const bare = await startHttpServer(async (req, res) => {
     await readBody(req);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(canned.length) });
@@ -214,27 +246,47 @@ export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchRes
     };
     const openSessions = async (n: number) => Promise.all(Array.from({ length: n }, () => client.create()));
 
-    // Warm-up (JIT, sockets), not measured.
-    const warmSessions = Math.min(4, options.sessions);
-    await drive(warmSessions, 5, sessionSend(await openSessions(warmSessions)));
+    // Warm-up, not measured: each server first runs the whole measured load once, so every figure is
+    // what a call costs once the JIT has compiled the code it runs (a few short conversations left most
+    // of the fake's code to be optimized during its measured run, and the baselines' little code was
+    // warm by the time they ran). The fake's sessions are deleted after each run, so the baselines do
+    // not run beside its live trees.
+    const fakeRun = async () => {
+      const ids = await openSessions(options.sessions);
+      const measure = await drive(options.sessions, options.turns, sessionSend(ids));
+      await Promise.all(ids.map((id) => client.delete(id)));
+      return measure;
+    };
+    await fakeRun();
     for (const send of [baselines.bare, baselines.twoHop, baselines.twoHopJson])
-      await drive(warmSessions, 5, send);
+      await drive(options.sessions, options.turns, send);
 
-    const ids = await openSessions(options.sessions);
-    const fake = await drive(options.sessions, options.turns, sessionSend(ids));
-    const plain = await drive(options.sessions, options.turns, baselines.bare);
-    const twoHop = await drive(options.sessions, options.turns, baselines.twoHop);
-    const twoHopJson = await drive(options.sessions, options.turns, baselines.twoHopJson);
+    const runs: Record<'fake' | 'plain' | 'twoHop' | 'twoHopJson', LoopMeasure[]> = {
+      fake: [],
+      plain: [],
+      twoHop: [],
+      twoHopJson: [],
+    };
+    for (let round = 0; round < (options.rounds ?? DEFAULT_ROUNDS); round += 1) {
+      runs.fake.push(await fakeRun());
+      runs.plain.push(await drive(options.sessions, options.turns, baselines.bare));
+      runs.twoHop.push(await drive(options.sessions, options.turns, baselines.twoHop));
+      runs.twoHopJson.push(await drive(options.sessions, options.turns, baselines.twoHopJson));
+    }
+    const fake = pooledSummary(runs.fake);
+    const plain = pooledSummary(runs.plain);
+    const twoHop = pooledSummary(runs.twoHop);
+    const twoHopJson = pooledSummary(runs.twoHopJson);
 
     const contextRuns: ContextRun[] = [];
     for (const tokens of contexts) {
       const start = (s: number) => [SYSTEM, longTask(s, tokens)];
       policy.log.clear();
       const ctxIds = await openSessions(contextSessions);
-      const f = await drive(contextSessions, contextTurns, sessionSend(ctxIds), start);
+      const f = pooledSummary([await drive(contextSessions, contextTurns, sessionSend(ctxIds), start)]);
       await Promise.all(ctxIds.map((id) => client.delete(id)));
-      const j = await drive(contextSessions, contextTurns, baselines.twoHopJson, start);
-      const b = await drive(contextSessions, contextTurns, baselines.bare, start);
+      const j = pooledSummary([await drive(contextSessions, contextTurns, baselines.twoHopJson, start)]);
+      const b = pooledSummary([await drive(contextSessions, contextTurns, baselines.bare, start)]);
       contextRuns.push({
         context_tokens: tokens,
         session_server_p50_ms: f.p50_ms,
@@ -251,6 +303,7 @@ export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchRes
         ...fake,
         sessions: options.sessions,
         turns: options.turns,
+        rounds: runs.fake.length,
         p50_ratio: ROUND(fake.p50_ms / plain.p50_ms),
         p99_ratio: ROUND(fake.p99_ms / plain.p99_ms),
         throughput_ratio: ROUND(fake.throughput_rps / plain.throughput_rps),

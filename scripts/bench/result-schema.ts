@@ -30,6 +30,8 @@ export const BenchResultSchema = z.object({
   session_server: Latency.extend({
     sessions: z.number().int(),
     turns: z.number().int(),
+    /** Measured rounds pooled into each short-context figure (`count` = sessions × turns × rounds). */
+    rounds: z.number().int(),
     p50_ratio: z.number(),
     p99_ratio: z.number(),
     throughput_ratio: z.number(),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { percentile, runClosedLoop, summarize } from './stats.ts';
+import { measureClosedLoop, percentile, pooledSummary, runClosedLoop, summarize } from './stats.ts';
 
 it('nearest-rank percentiles', () => {
   const xs = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -35,4 +35,15 @@ it('closed loop runs every session turn once', async () => {
   });
   expect(summary.count).toBe(12);
   expect(seen.size).toBe(12);
+});
+
+it('pools runs: every call counted once, wall and CPU time summed', async () => {
+  const a = await measureClosedLoop(2, 3, async () => {});
+  const b = await measureClosedLoop(1, 4, async () => {});
+  const pooled = pooledSummary([a, b]);
+  expect(pooled.count).toBe(10);
+  expect(pooled.wall_ms).toBeCloseTo(a.wallMs + b.wallMs, 3);
+  expect(pooled.cpu_ms_per_request).toBeCloseTo((a.cpuMs + b.cpuMs) / 10, 3);
+  // bounded-spread: 10 samples
+  expect(pooled.max_ms).toBeCloseTo(Math.max(...a.samplesMs, ...b.samplesMs), 3);
 });

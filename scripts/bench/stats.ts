@@ -39,15 +39,22 @@ export function summarize(samplesMs: readonly number[], wallMs: number, cpuMs = 
   };
 }
 
+/** The raw figures of one closed-loop run: per-call latencies, wall time and process CPU time (ms). */
+export interface LoopMeasure {
+  readonly samplesMs: readonly number[];
+  readonly wallMs: number;
+  readonly cpuMs: number;
+}
+
 /**
  * Runs `sessions` concurrent loops of `turns` sequential calls each and times every call. A session's
  * calls are sequential because an agent waits for each reply before its next request.
  */
-export async function runClosedLoop(
+export async function measureClosedLoop(
   sessions: number,
   turns: number,
   call: (session: number, turn: number) => Promise<void>,
-): Promise<LatencySummary> {
+): Promise<LoopMeasure> {
   const samples: number[] = [];
   const cpu0 = process.cpuUsage();
   const start = performance.now();
@@ -60,7 +67,25 @@ export async function runClosedLoop(
       }
     }),
   );
-  const wall = performance.now() - start;
+  const wallMs = performance.now() - start;
   const cpu = process.cpuUsage(cpu0);
-  return summarize(samples, wall, (cpu.user + cpu.system) / 1000);
+  return { samplesMs: samples, wallMs, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
+/** One summary of several runs of the same server: their calls pooled, wall and CPU time summed. */
+export function pooledSummary(runs: readonly LoopMeasure[]): LatencySummary {
+  return summarize(
+    runs.flatMap((r) => r.samplesMs),
+    runs.reduce((sum, r) => sum + r.wallMs, 0),
+    runs.reduce((sum, r) => sum + r.cpuMs, 0),
+  );
+}
+
+/** `measureClosedLoop`, summarized. */
+export async function runClosedLoop(
+  sessions: number,
+  turns: number,
+  call: (session: number, turn: number) => Promise<void>,
+): Promise<LatencySummary> {
+  return pooledSummary([await measureClosedLoop(sessions, turns, call)]);
 }

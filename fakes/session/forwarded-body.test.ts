@@ -1,0 +1,114 @@
+import { execFileSync } from 'node:child_process';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { PythonFloat, pythonJsonDumps, pythonJsonLoads } from '../../common/python-json.ts';
+import { forwardedBodyBytes } from './forwarded-body.ts';
+
+const forwardedBodyJson = (body: Record<string, unknown>): string =>
+  forwardedBodyBytes(body).toString('utf8');
+
+// Texts with what a writer could get wrong: separators inside strings, escapes, non-ASCII, DEL, a lone
+// surrogate (ensure_ascii writes it escaped), line separators.
+const text = fc
+  .array(
+    fc.constantFrom('a', ', ', ': ', '\n', '"', '\\', ' ', 'é', '😀', '\u007f', '\u2028', '\ud800', '{}'),
+    {
+      maxLength: 5,
+    },
+  )
+  .map((parts) => parts.join(''));
+const { value } = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    text,
+    fc.integer({ min: -(2 ** 40), max: 2 ** 40 }),
+    fc.constantFrom(0.5, 1e-7, 1e16, -0),
+    fc.constantFrom(1, 2.5, 0).map((v) => new PythonFloat(v)),
+    fc.constantFrom(null, true, false),
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(text, tie('value'), { maxKeys: 3 }),
+  ),
+}));
+const message = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ role: fc.constantFrom('user', 'tool'), content: text }) },
+  { weight: 2, arbitrary: fc.dictionary(text, value, { maxKeys: 4 }) },
+  // Not a message object: the writer must not care.
+  { weight: 1, arbitrary: value },
+);
+const extras = fc.dictionary(
+  fc.constantFrom('model', 'temperature', 'logprobs', 'input_ids', 'tools', 'é', 'messages '),
+  value,
+  { maxKeys: 3 },
+);
+interface Conversation {
+  readonly turns: unknown[][];
+  readonly extras: Record<string, unknown>;
+  readonly ids: number[];
+  readonly messagesFirst: boolean;
+}
+
+/** A conversation of several requests, each re-sending the earlier messages as the same objects. */
+const conversation: fc.Arbitrary<Conversation> = fc.record({
+  turns: fc.array(fc.array(message, { maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+  extras,
+  ids: fc.array(fc.nat({ max: 200_000 }), { maxLength: 6 }),
+  messagesFirst: fc.boolean(),
+});
+
+function bodies({ turns, extras, ids, messagesFirst }: Conversation): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const history: unknown[] = [];
+  for (const turn of turns) {
+    // bounded-spread: a generated turn of at most 3 messages
+    history.push(...turn);
+    const messages = [...history];
+    const body: Record<string, unknown> = messagesFirst ? { messages, ...extras } : { ...extras, messages };
+    body.input_ids = ids;
+    out.push(body);
+  }
+  return out;
+}
+
+describe('forwardedBodyBytes', () => {
+  it('writes pythonJsonDumps(body) byte for byte, first and re-sent messages alike', () => {
+    fc.assert(
+      fc.property(conversation, (c) => {
+        for (const body of bodies(c)) {
+          const expected = pythonJsonDumps(body);
+          expect(forwardedBodyJson(body)).toBe(expected);
+          // Again, with every message's text now cached.
+          expect(forwardedBodyJson(body)).toBe(expected);
+        }
+      }),
+    );
+  });
+
+  it('writes `messages` that is not a list, or absent, as the writer does', () => {
+    for (const body of [{ messages: 'x' }, { messages: { a: [1] } }, { model: 'm' }, {}, { messages: [] }]) {
+      expect(forwardedBodyJson(body)).toBe(pythonJsonDumps(body));
+    }
+  });
+
+  it('gives CPython’s json.dumps bytes for the body json.loads reads from the same text', () => {
+    const texts = fc
+      .sample(conversation, { numRuns: 150, seed: 31 })
+      .flatMap((c) => bodies(c))
+      // The client's text as CPython reads it (floats spelt as floats, surrogates escaped).
+      .map((body) => pythonJsonDumps(body));
+    const expected = JSON.parse(
+      execFileSync(
+        '/usr/bin/python3',
+        [
+          '-c',
+          'import json,sys\nprint(json.dumps([json.dumps(json.loads(t)) for t in json.load(sys.stdin)]))',
+        ],
+        { input: JSON.stringify(texts), encoding: 'utf8', maxBuffer: 1 << 26 },
+      ),
+    ) as string[];
+    // Parsed twice, as two requests carry the same history: the second write reuses the first's texts.
+    const first = texts.map((t) => pythonJsonLoads(t, { keepFloats: true }) as Record<string, unknown>);
+    expect(first.map(forwardedBodyJson)).toEqual(expected);
+    expect(first.map(forwardedBodyJson)).toEqual(expected);
+    expect(texts.length).toBeGreaterThan(150);
+  });
+});

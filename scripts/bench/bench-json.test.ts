@@ -50,6 +50,16 @@ it('--quick --json prints one harness-bench/2 object with the documented keys', 
   expect(result.samples_op).toMatchObject({ nodes: 6, leaves: 2, tokens_per_leaf: 96 });
   expect(result.realistic_step).toMatchObject({ rollouts: 2, turns: 3 });
   expect(result.realistic_step.peak_rss_mb).toBeGreaterThan(0);
+  // The step against baseline (c), and the ratios' arithmetic.
+  expect(result.realistic_step.two_hop_json_step_ms).toBeGreaterThan(0);
+  expect(result.realistic_step.step_ratio_two_hop_json).toBeCloseTo(
+    result.realistic_step.step_ms / result.realistic_step.two_hop_json_step_ms,
+    1,
+  );
+  expect(result.realistic_step.cpu_ratio_two_hop_json).toBeCloseTo(
+    result.realistic_step.step_cpu_ms / result.realistic_step.two_hop_json_step_cpu_ms,
+    1,
+  );
   expect(result.steps.heap_mb_after_step).toHaveLength(3);
   expect(result.steps.heap_growth_mb).toBeCloseTo(
     result.steps.heap_mb_after_step[2]! - result.steps.heap_mb_after_step[0]!,

@@ -5,7 +5,8 @@ import { z } from 'zod';
 /**
  * A realistic step (scripts/bench/realistic-probe.ts, the built-in profile: rollouts at once, each a
  * session whose context grows to the recipe's length over ~50 turns, then its samples collected), in a
- * fresh child process for wall time and peak RSS; then many steps of it in another child for the live
+ * fresh child process for wall time and peak RSS, and the same rollouts against baseline (c) in another
+ * for the step's ratio; then many steps of it in another child for the live
  * heap after each step (after a forced GC).
  */
 
@@ -30,8 +31,8 @@ export interface StepProfile {
   readonly contextTokens: number;
 }
 
-async function probe(profile: StepProfile, steps: number): Promise<Probe> {
-  const args = [profile.rollouts, profile.turns, profile.contextTokens, steps].map(String);
+async function probe(profile: StepProfile, steps: number, mode = 'fake'): Promise<Probe> {
+  const args = [profile.rollouts, profile.turns, profile.contextTokens, steps, mode].map(String);
   const run = await execa(process.execPath, ['--expose-gc', PROBE, ...args], { reject: false });
   const last = run.stdout.trim().split('\n').at(-1) ?? '';
   try {
@@ -52,6 +53,15 @@ export interface RealisticBenchResult {
     readonly step_cpu_ms: number;
     readonly peak_rss_mb: number;
     readonly connection_resets_retried: number;
+    /**
+     * The same rollouts against baseline (c) (scripts/bench/baselines.ts) in a fresh process: what the
+     * traffic costs a bare two-hop proxy that parses and writes JSON at each hop. The fake's step also
+     * collects each session's samples, which (c) has none of.
+     */
+    readonly two_hop_json_step_ms: number;
+    readonly two_hop_json_step_cpu_ms: number;
+    readonly step_ratio_two_hop_json: number;
+    readonly cpu_ratio_two_hop_json: number;
   };
   readonly steps: {
     readonly steps: number;
@@ -72,6 +82,12 @@ export async function benchRealistic(
   heapSteps: number,
 ): Promise<RealisticBenchResult> {
   const one = await probe(step, 1);
+  const base = await probe(step, 1, 'two-hop-json');
+  const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : 0);
+  const stepMs = one.step_ms[0] ?? 0;
+  const stepCpuMs = one.step_cpu_ms[0] ?? 0;
+  const baseMs = base.step_ms[0] ?? 0;
+  const baseCpuMs = base.step_cpu_ms[0] ?? 0;
   const many = await probe(heapProfile, heapSteps);
   const heap = many.heap_mb_after_step;
   return {
@@ -80,10 +96,14 @@ export async function benchRealistic(
       turns: one.turns,
       context_tokens: one.context_tokens,
       max_sample_tokens: one.max_sample_tokens,
-      step_ms: one.step_ms[0] ?? 0,
-      step_cpu_ms: one.step_cpu_ms[0] ?? 0,
+      step_ms: stepMs,
+      step_cpu_ms: stepCpuMs,
       peak_rss_mb: one.peak_rss_mb,
       connection_resets_retried: one.connection_resets_retried,
+      two_hop_json_step_ms: baseMs,
+      two_hop_json_step_cpu_ms: baseCpuMs,
+      step_ratio_two_hop_json: ratio(stepMs, baseMs),
+      cpu_ratio_two_hop_json: ratio(stepCpuMs, baseCpuMs),
     },
     steps: {
       steps: heapSteps,

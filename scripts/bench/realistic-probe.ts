@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { PolicyRequestLog, startPolicyServer } from '../../fakes/policy/index.ts';
 import { createSessionClient } from '../../fakes/session/client.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
+import { startBaselines } from './baselines.ts';
 import { resets, retryOnReset } from './reset-retry.ts';
 
 /**
@@ -22,6 +23,11 @@ import { resets, retryOnReset } from './reset-retry.ts';
  * the client here, as Harbor's agent is a process of its own in the real setup; the result then also
  * gives each side's CPU time (`client_cpu_ms`, `servers_cpu_ms`; `step_cpu_ms` is their sum) and the
  * servers' peak RSS. Not what `npm run bench` runs: it measures the single process, as before.
+ *
+ * With `two-hop-json` instead, the same rollouts (same histories, same observations, a reply of the
+ * fake policy's size each turn) go to baseline (c) of baselines.ts, in this process: the bare two-hop
+ * proxy that parses and writes JSON natively at each hop. What the same traffic costs without the
+ * fakes' work (no tree, no records, no samples to collect), for the step's ratio in realistic-bench.ts.
  */
 
 const [rollouts, turns, context, steps] = process.argv.slice(2, 6).map(Number) as [
@@ -30,7 +36,10 @@ const [rollouts, turns, context, steps] = process.argv.slice(2, 6).map(Number) a
   number,
   number,
 ];
-const split = process.argv[6] === 'split';
+const mode = process.argv[6] ?? 'fake';
+if (!['fake', 'split', 'two-hop-json'].includes(mode)) throw new Error(`unknown probe mode ${mode}`);
+const split = mode === 'split';
+const baseline = mode === 'two-hop-json';
 const MB = 1024 * 1024;
 const round = (v: number) => Math.round(v * 10) / 10;
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -121,12 +130,46 @@ async function forkedStack(): Promise<Stack> {
   };
 }
 
-const stack = split ? await forkedStack() : await inProcessStack();
+/** Baseline (c) in this process; it keeps no sessions, so there is no log and nothing to collect. */
+async function baselineStack(): Promise<Stack> {
+  const servers = await startBaselines();
+  return {
+    sessionUrl: servers.twoHopJsonUrl,
+    clearLog: async () => {},
+    mark: async () => {},
+    serversUsage: async () => null,
+    close: servers.close,
+  };
+}
+
+const stack = baseline ? await baselineStack() : split ? await forkedStack() : await inProcessStack();
 const client = createSessionClient(stack.sessionUrl);
 
 type Message = Record<string, unknown>;
 
+/** One rollout against baseline (c): the same turns, answered by the canned reply; no samples. */
+async function baselineRollout(r: number): Promise<number> {
+  const history: Message[] = [
+    { role: 'system', content: 'You are Terminus, solving a task in a Linux terminal.' },
+    { role: 'user', content: `Task ${r}: build the project in /app and make the tests pass.` },
+  ];
+  for (let t = 0; t < turns; t += 1) {
+    const response = await retryOnReset(() =>
+      fetch(`${stack.sessionUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: history }),
+      }),
+    );
+    if (response.status !== 200) throw new Error(`baseline answered ${response.status}`);
+    const json = JSON.parse(await response.text()) as { choices: Array<{ message: Message }> };
+    history.push(json.choices[0]?.message as Message, { role: 'user', content: observation(r, t) });
+  }
+  return 0;
+}
+
 async function rollout(r: number): Promise<number> {
+  if (baseline) return baselineRollout(r);
   const id = await retryOnReset(() => client.create());
   const history: Message[] = [
     { role: 'system', content: 'You are Terminus, solving a task in a Linux terminal.' },

@@ -77,6 +77,12 @@ export const BenchResultSchema = z.object({
     step_cpu_ms: z.number(),
     peak_rss_mb: z.number(),
     connection_resets_retried: z.number().int(),
+    /** The same rollouts against baseline (c), the two-hop with native JSON, in a fresh process. */
+    two_hop_json_step_ms: z.number(),
+    two_hop_json_step_cpu_ms: z.number(),
+    /** Fake over (c), same run: wall time and CPU time of the step. */
+    step_ratio_two_hop_json: z.number(),
+    cpu_ratio_two_hop_json: z.number(),
   }),
   steps: z.object({
     steps: z.number().int(),

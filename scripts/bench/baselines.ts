@@ -1,0 +1,113 @@
+import { crc32 } from 'node:zlib';
+import { readBody } from '../../common/http/body.ts';
+import { startHttpServer } from '../../common/http/server.ts';
+import { buildChatCompletion } from '../../fakes/policy/completion.ts';
+import { syntheticReply } from '../../fakes/policy/synthetic.ts';
+import { titoFamily } from '../../fakes/tokenizer/tito.ts';
+
+/**
+ * The servers the fake session server is measured against (chat-bench.ts, and the realistic step in
+ * realistic-probe.ts), all bare `node:http` on loopback.
+ */
+
+/**
+ * The assistant message every baseline answers: a reply of the fake policy's own generator at its
+ * default length (fakes/policy/handlers.ts: 12 words, Terminus-2 JSON), so the history a client re-sends
+ * grows by the same bytes per turn against every server (the issue's "same body sizes": a canned
+ * `ls -la` left the baselines' bodies half the fake's by turn 50).
+ */
+export const CANNED_MESSAGE = {
+  role: 'assistant',
+  // The seed is the CRC-32 of the prompt ids' int32 bytes (fakes/policy/prompt-hashes.ts); any prompt will do.
+  content: syntheticReply(
+    crc32(Buffer.from(Int32Array.from([1, 2, 3]).buffer)),
+    { completionWords: 12, reasoningWords: 0, format: 'json' },
+    null,
+  ).content,
+  reasoning_content: null,
+  tool_calls: null,
+};
+
+function cannedCompletion(completionIds: number[]): Buffer {
+  return Buffer.from(
+    JSON.stringify(
+      buildChatCompletion({
+        id: 'chatcmpl-canned',
+        model: 'canned',
+        created: 0,
+        message: CANNED_MESSAGE,
+        finishReason: 'stop',
+        promptTokens: 10,
+        completionIds,
+        weightVersion: 'default',
+        latency: 0,
+      }),
+    ),
+  );
+}
+
+/**
+ * The baselines: (a) one hop, a canned completion; (b) a two-hop proxy that passes the bytes through to
+ * a backend answering a completion the size of the fake policy's (meta_info with per-token log-probs);
+ * (c) the same two hops, but each hop parses and writes JSON natively, the proxy adding `input_ids`
+ * (one id per word, as the session server does) and dropping `meta_info` on the way back.
+ */
+export async function startBaselines() {
+  const canned = cannedCompletion([1, 2, 3]);
+  // The ids the fake policy would send with that message (its completion, end token included).
+  const sized = cannedCompletion(titoFamily('default').completionIds(CANNED_MESSAGE));
+  const bare = await startHttpServer(async (req, res) => {
+    await readBody(req);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(canned.length) });
+    res.end(canned);
+  });
+  const backend = await startHttpServer(async (req, res) => {
+    await readBody(req);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(sized.length) });
+    res.end(sized);
+  });
+  const jsonBackend = await startHttpServer(async (req, res) => {
+    const body = JSON.parse((await readBody(req)).toString('utf8')) as { input_ids: number[] };
+    const reply = JSON.parse(sized.toString('utf8')) as { usage: Record<string, number> };
+    reply.usage.prompt_tokens = body.input_ids.length;
+    const text = Buffer.from(JSON.stringify(reply));
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
+    res.end(text);
+  });
+  const proxy = await startHttpServer(async (req, res) => {
+    const upstream = await fetch(`${backend.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: await readBody(req),
+    });
+    const text = Buffer.from(await upstream.arrayBuffer());
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
+    res.end(text);
+  });
+  const jsonProxy = await startHttpServer(async (req, res) => {
+    const body = JSON.parse((await readBody(req)).toString('utf8')) as {
+      messages: Array<Record<string, unknown>>;
+    };
+    const ids: number[] = [];
+    for (const m of body.messages)
+      for (const w of String(m.content ?? '').split(' ')) ids.push(w.length + ids.length);
+    const upstream = await fetch(`${jsonBackend.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...body, input_ids: ids, logprobs: true }),
+    });
+    const reply = (await upstream.json()) as { choices: Array<Record<string, unknown>> };
+    for (const c of reply.choices) delete c.meta_info;
+    const text = Buffer.from(JSON.stringify(reply));
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
+    res.end(text);
+  });
+  return {
+    bareUrl: bare.url,
+    twoHopUrl: proxy.url,
+    twoHopJsonUrl: jsonProxy.url,
+    close: async () => {
+      for (const server of [bare, backend, jsonBackend, proxy, jsonProxy]) await server.close();
+    },
+  };
+}

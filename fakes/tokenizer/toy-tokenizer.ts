@@ -83,7 +83,12 @@ export const DEFAULT_ROLE_TOKENS: RoleTokens = {
  */
 export class ToyTokenizer {
   readonly roleTokens: RoleTokens;
-  private readonly vocab = new Map<number, string>();
+  /**
+   * The last word encoded for each word id, at `id - WORD_BASE` (every word id is below
+   * `WORD_BASE + WORD_SPAN`): an array index instead of a `Map` lookup for each of the millions of ids a
+   * samples op decodes.
+   */
+  private readonly words = new Array<string | undefined>(WORD_SPAN).fill(undefined);
 
   constructor(roleTokens: RoleTokens = DEFAULT_ROLE_TOKENS) {
     this.roleTokens = roleTokens;
@@ -92,7 +97,7 @@ export class ToyTokenizer {
   encodeText(text: string): number[] {
     return splitWords(text).map((w) => {
       const id = wordTokenId(w);
-      if (this.vocab.size < 200_000) this.vocab.set(id, w);
+      this.words[id - WORD_BASE] = w;
       return id;
     });
   }
@@ -139,12 +144,28 @@ export class ToyTokenizer {
 
   /** Readable text for ids: specials by name, learned words, unknown words as `<tok:ID>`. */
   decode(ids: readonly number[]): string {
-    return ids
-      .map((id) =>
-        id < WORD_BASE ? (SPECIAL_NAMES[id] ?? `<special:${id}>`) : (this.vocab.get(id) ?? `<tok:${id}>`),
-      )
-      .join(' ');
+    const out = new Array<string>(ids.length);
+    for (let k = 0; k < ids.length; k += 1) {
+      const id = ids[k] as number;
+      if (id < WORD_BASE) out[k] = SPECIAL_NAMES[id] ?? `<special:${id}>`;
+      else if (Number.isInteger(id) && id < WORD_BASE + WORD_SPAN)
+        out[k] = this.words[id - WORD_BASE] ?? unknownWordName(id);
+      else out[k] = `<tok:${id}>`;
+    }
+    return out.join(' ');
   }
+}
+
+// `<tok:ID>` of each word id seen unknown, made once: a pure function of the id, shared by every instance.
+const UNKNOWN_NAMES = new Array<string | undefined>(WORD_SPAN).fill(undefined);
+
+function unknownWordName(id: number): string {
+  let name = UNKNOWN_NAMES[id - WORD_BASE];
+  if (name === undefined) {
+    name = `<tok:${id}>`;
+    UNKNOWN_NAMES[id - WORD_BASE] = name;
+  }
+  return name;
 }
 
 /** The text of a `content`/`reasoning_content` value: a string, or the text parts of a part list. */

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { splitWords } from './toy-tokenizer.ts';
+import { splitWords, wordCrc32 } from './toy-tokenizer.ts';
 
 // Python's whitespace for str.split(), JS-only whitespace (\ufeff, \u180e), surrogates, words.
 const piece = fc.constantFrom(
@@ -60,4 +60,28 @@ it("splitWords is CPython's str.split() on generated texts", () => {
     ),
   ) as string[][];
   expect(texts.map(splitWords)).toEqual(expected);
+});
+
+it("wordCrc32 is Python's zlib.crc32 of the UTF-8 bytes (ASCII words hashed in JS, others natively)", () => {
+  const words = fc.sample(
+    fc.array(piece, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('')),
+    {
+      numRuns: 300,
+      seed: 20261202,
+    },
+  );
+  words.push('', 'a', '\x7f', '\x80', 'w123', '{"keystrokes":', 'é', '\ud800x');
+  // CPython encodes a lone surrogate with errors='replace' as '?', zlib.crc32 of Node as U+FFFD: the
+  // oracle replaces it with U+FFFD first, as Buffer.from does.
+  const expected = JSON.parse(
+    execFileSync(
+      '/usr/bin/python3',
+      [
+        '-c',
+        "import json,sys,zlib,re; print(json.dumps([zlib.crc32(re.sub('[\\ud800-\\udfff]', '\\ufffd', w).encode('utf-8')) for w in json.load(sys.stdin)]))",
+      ],
+      { input: JSON.stringify(words), encoding: 'utf8', maxBuffer: 1 << 24 },
+    ),
+  ) as number[];
+  expect(words.map(wordCrc32)).toEqual(expected);
 });

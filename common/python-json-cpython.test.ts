@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
+import { pythonJson } from '../test/helpers/python-oracle.ts';
 import { faithfulJsonLoads, pythonFloatRepr, pythonJsonDumps } from './python-json.ts';
 
 /**
@@ -10,14 +10,7 @@ import { faithfulJsonLoads, pythonFloatRepr, pythonJsonDumps } from './python-js
  */
 
 function python(program: string, input: unknown): string[] {
-  return JSON.parse(
-    execFileSync('/usr/bin/python3', ['-c', program], {
-      input: JSON.stringify(input),
-      encoding: 'utf8',
-      env: { ...process.env, PYTHONIOENCODING: 'utf-8' },
-      maxBuffer: 1 << 26,
-    }),
-  ) as string[];
+  return pythonJson<string[]>(program, input);
 }
 
 // Pieces of a string's inside (raw, escaped, broken escapes, controls, surrogates) and structure.

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PythonFloat, pythonJsonDumps, pythonJsonLoads } from '../../common/python-json.ts';
+import { pythonJson } from '../../test/helpers/python-oracle.ts';
 import { forwardedBodyBytes } from './forwarded-body.ts';
 
 const forwardedBodyJson = (body: Record<string, unknown>): string =>
@@ -95,16 +95,10 @@ describe('forwardedBodyBytes', () => {
       .flatMap((c) => bodies(c))
       // The client's text as CPython reads it (floats spelt as floats, surrogates escaped).
       .map((body) => pythonJsonDumps(body));
-    const expected = JSON.parse(
-      execFileSync(
-        '/usr/bin/python3',
-        [
-          '-c',
-          'import json,sys\nprint(json.dumps([json.dumps(json.loads(t)) for t in json.load(sys.stdin)]))',
-        ],
-        { input: JSON.stringify(texts), encoding: 'utf8', maxBuffer: 1 << 26 },
-      ),
-    ) as string[];
+    const expected = pythonJson<string[]>(
+      'import json,sys\nprint(json.dumps([json.dumps(json.loads(t)) for t in json.load(sys.stdin)]))',
+      texts,
+    );
     // Parsed twice, as two requests carry the same history: the second write reuses the first's texts.
     const first = texts.map((t) => pythonJsonLoads(t, { keepFloats: true }) as Record<string, unknown>);
     expect(first.map(forwardedBodyJson)).toEqual(expected);

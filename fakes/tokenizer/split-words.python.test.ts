@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
+import { pythonJson } from '../../test/helpers/python-oracle.ts';
 import { splitWords, wordCrc32 } from './toy-tokenizer.ts';
 
 // Python's whitespace for str.split(), JS-only whitespace (\ufeff, \u180e), surrogates, words.
@@ -48,17 +48,10 @@ it("splitWords is CPython's str.split() on generated texts", () => {
     },
   );
   texts.push('', ' ', 'a b', '\ud83d\ude00\u3000\ud83d');
-  const expected = JSON.parse(
-    execFileSync(
-      '/usr/bin/python3',
-      ['-c', 'import json,sys; print(json.dumps([t.split() for t in json.load(sys.stdin)]))'],
-      {
-        input: JSON.stringify(texts),
-        encoding: 'utf8',
-        maxBuffer: 1 << 24,
-      },
-    ),
-  ) as string[][];
+  const expected = pythonJson<string[][]>(
+    'import json,sys; print(json.dumps([t.split() for t in json.load(sys.stdin)]))',
+    texts,
+  );
   expect(texts.map(splitWords)).toEqual(expected);
 });
 
@@ -73,15 +66,9 @@ it("wordCrc32 is Python's zlib.crc32 of the UTF-8 bytes (ASCII words hashed in J
   words.push('', 'a', '\x7f', '\x80', 'w123', '{"keystrokes":', 'é', '\ud800x');
   // CPython encodes a lone surrogate with errors='replace' as '?', zlib.crc32 of Node as U+FFFD: the
   // oracle replaces it with U+FFFD first, as Buffer.from does.
-  const expected = JSON.parse(
-    execFileSync(
-      '/usr/bin/python3',
-      [
-        '-c',
-        "import json,sys,zlib,re; print(json.dumps([zlib.crc32(re.sub('[\\ud800-\\udfff]', '\\ufffd', w).encode('utf-8')) for w in json.load(sys.stdin)]))",
-      ],
-      { input: JSON.stringify(words), encoding: 'utf8', maxBuffer: 1 << 24 },
-    ),
-  ) as number[];
+  const expected = pythonJson<number[]>(
+    "import json,sys,zlib,re; print(json.dumps([zlib.crc32(re.sub('[\\ud800-\\udfff]', '\\ufffd', w).encode('utf-8')) for w in json.load(sys.stdin)]))",
+    words,
+  );
   expect(words.map(wordCrc32)).toEqual(expected);
 });

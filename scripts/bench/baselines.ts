@@ -4,6 +4,9 @@ import { startHttpServer } from '../../common/http/server.ts';
 import { buildChatCompletion } from '../../fakes/policy/completion.ts';
 import { syntheticReply } from '../../fakes/policy/synthetic.ts';
 import { titoFamily } from '../../fakes/tokenizer/tito.ts';
+import { retryOnReset } from './reset-retry.ts';
+
+type Message = Record<string, unknown>;
 
 /**
  * The servers the fake session server is measured against (chat-bench.ts, and the realistic step in
@@ -110,4 +113,18 @@ export async function startBaselines() {
       for (const server of [bare, backend, jsonBackend, proxy, jsonProxy]) await server.close();
     },
   };
+}
+
+/** One chat call to a baseline: the history posted as `{messages}`, the reply's assistant message back. */
+export async function postBaselineChat(url: string, messages: readonly Message[]): Promise<Message> {
+  const response = await retryOnReset(() =>
+    fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages }),
+    }),
+  );
+  if (response.status !== 200) throw new Error(`baseline answered ${response.status}`);
+  const json = (await response.json()) as { choices: Array<{ message: Message }> };
+  return json.choices[0]?.message as Message;
 }

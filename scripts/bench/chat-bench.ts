@@ -1,7 +1,7 @@
 import { PolicyRequestLog, startPolicyServer } from '../../fakes/policy/index.ts';
 import { createSessionClient } from '../../fakes/session/client.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
-import { startBaselines } from './baselines.ts';
+import { postBaselineChat, startBaselines } from './baselines.ts';
 import { resets, retryOnReset } from './reset-retry.ts';
 import { type LatencySummary, type LoopMeasure, measureClosedLoop, pooledSummary } from './stats.ts';
 
@@ -105,17 +105,8 @@ async function startBaselineSenders() {
   const servers = await startBaselines();
   const sendTo =
     (url: string): Send =>
-    async (_s, messages) => {
-      const response = await retryOnReset(() =>
-        fetch(`${url}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ messages }),
-        }),
-      );
-      const json = (await response.json()) as { choices: Array<{ message: Message }> };
-      return json.choices[0]?.message as Message;
-    };
+    (_s, messages) =>
+      postBaselineChat(url, messages);
   return {
     bare: sendTo(servers.bareUrl),
     twoHop: sendTo(servers.twoHopUrl),

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { PolicyRequestLog, startPolicyServer } from '../../fakes/policy/index.ts';
 import { createSessionClient } from '../../fakes/session/client.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
-import { startBaselines } from './baselines.ts';
+import { postBaselineChat, startBaselines } from './baselines.ts';
 import { resets, retryOnReset } from './reset-retry.ts';
 
 /**
@@ -147,35 +147,26 @@ const client = createSessionClient(stack.sessionUrl);
 
 type Message = Record<string, unknown>;
 
-/** One rollout against baseline (c): the same turns, answered by the canned reply; no samples. */
-async function baselineRollout(r: number): Promise<number> {
+/** The rollout's turns: the whole history sent each turn, then the reply and a new observation appended. */
+async function playTurns(r: number, send: (history: readonly Message[]) => Promise<Message>): Promise<void> {
   const history: Message[] = [
     { role: 'system', content: 'You are Terminus, solving a task in a Linux terminal.' },
     { role: 'user', content: `Task ${r}: build the project in /app and make the tests pass.` },
   ];
-  for (let t = 0; t < turns; t += 1) {
-    const response = await retryOnReset(() =>
-      fetch(`${stack.sessionUrl}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ messages: history }),
-      }),
-    );
-    if (response.status !== 200) throw new Error(`baseline answered ${response.status}`);
-    const json = JSON.parse(await response.text()) as { choices: Array<{ message: Message }> };
-    history.push(json.choices[0]?.message as Message, { role: 'user', content: observation(r, t) });
-  }
+  for (let t = 0; t < turns; t += 1)
+    history.push(await send(history), { role: 'user', content: observation(r, t) });
+}
+
+/** One rollout against baseline (c): the same turns, answered by the canned reply; no samples. */
+async function baselineRollout(r: number): Promise<number> {
+  await playTurns(r, (history) => postBaselineChat(stack.sessionUrl, history));
   return 0;
 }
 
 async function rollout(r: number): Promise<number> {
   if (baseline) return baselineRollout(r);
   const id = await retryOnReset(() => client.create());
-  const history: Message[] = [
-    { role: 'system', content: 'You are Terminus, solving a task in a Linux terminal.' },
-    { role: 'user', content: `Task ${r}: build the project in /app and make the tests pass.` },
-  ];
-  for (let t = 0; t < turns; t += 1) {
+  await playTurns(r, async (history) => {
     let answer = await retryOnReset(() => client.chat(id, { messages: history }));
     // The same race one hop further: the session server answers it 502 without committing, so the turn
     // can be sent again as it is.
@@ -185,9 +176,8 @@ async function rollout(r: number): Promise<number> {
     }
     if (answer.status !== 200)
       throw new Error(`chat answered ${answer.status}: ${answer.text.slice(0, 300)}`);
-    const message = (answer.json as { choices: Array<{ message: Message }> }).choices[0]?.message as Message;
-    history.push(message, { role: 'user', content: observation(r, t) });
-  }
+    return (answer.json as { choices: Array<{ message: Message }> }).choices[0]?.message as Message;
+  });
   const reply = await retryOnReset(() => client.collectSamples(id, { metadata: { reward: 1 } }));
   await retryOnReset(() => client.delete(id));
   await stack.clearLog();

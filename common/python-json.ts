@@ -296,16 +296,6 @@ export function pythonJsonDumps(value: unknown, options: PythonDumpsOptions = {}
 }
 
 /**
- * `Buffer.from(pythonJsonDumps(value, options), 'utf8')`, the same bytes, without the text: integer
- * arrays (a 32k-token prompt's `input_ids`) are written as digits straight into the bytes, the rest
- * as UTF-8. The forwarded chat body takes this path. Property-tested against the text path in
- * python-json-fast-path.test.ts.
- */
-export function pythonJsonDumpsBytes(value: unknown, options: PythonDumpsOptions = {}): Buffer {
-  return pythonJsonPiecesToBytes(pythonJsonPieces(value, options), options.separators?.[0] ?? ', ');
-}
-
-/**
  * The text of `pythonJsonDumps(value, options)` as pieces, in order: strings, and each array of plain
  * integers left as the array itself (its bracketed, `itemSep`-joined text). For writers that splice in
  * text of their own (fakes/session/forwarded-body.ts) before `pythonJsonPiecesToBytes`.
@@ -317,7 +307,12 @@ export function pythonJsonPieces(
   return dumpPieces(value, options, true);
 }
 
-/** The UTF-8 bytes of pieces (see `pythonJsonPieces`), integer arrays written as digits. */
+/**
+ * The UTF-8 bytes of pieces (see `pythonJsonPieces`), integer arrays written as digits straight into the
+ * bytes (a 32k-token prompt's `input_ids`), the rest as UTF-8: `Buffer.from(pythonJsonDumps(value,
+ * options), 'utf8')` without the text. Property-tested against the text path in
+ * python-json-fast-path.test.ts.
+ */
 export function pythonJsonPiecesToBytes(
   pieces: ReadonlyArray<string | readonly number[]>,
   itemSep: string,

@@ -116,16 +116,18 @@ export class ToyTokenizer {
   }
 
   encodeText(text: string): number[] {
-    return splitWords(text).map((w) => {
-      const id = wordTokenId(w);
-      this.words[id - WORD_BASE] = w;
-      return id;
-    });
+    const out: number[] = [];
+    this.encodeInto(out, text);
+    return out;
   }
 
-  /** Appends the ids of `text`'s words to `out`. */
+  /** Appends the ids of `text`'s words to `out`, learning each word for `decode`. */
   private encodeInto(out: number[], text: string): void {
-    for (const id of this.encodeText(text)) out.push(id);
+    for (const w of splitWords(text)) {
+      const id = wordTokenId(w);
+      this.words[id - WORD_BASE] = w;
+      out.push(id);
+    }
   }
 
   roleToken(role: unknown): number {
@@ -134,10 +136,17 @@ export class ToyTokenizer {
 
   /** The words of a message body: reasoning, content, then each tool call's `function` JSON. */
   renderBody(message: unknown): number[] {
-    if (!isJsonObject(message)) throw new TypeError('a chat message must be an object');
-    // Appended one id at a time: `push(...ids)` passes every id as an argument and overflows the stack
-    // for a single message of ~125k words.
     const out: number[] = [];
+    this.renderBodyInto(out, message);
+    return out;
+  }
+
+  /**
+   * Appends the body's ids to `out`, one at a time: `push(...ids)` passes every id as an argument and
+   * overflows the stack for a single message of ~125k words.
+   */
+  private renderBodyInto(out: number[], message: unknown): void {
+    if (!isJsonObject(message)) throw new TypeError('a chat message must be an object');
     this.encodeInto(out, textOf(message.reasoning_content));
     this.encodeInto(out, textOf(message.content));
     const calls = message.tool_calls;
@@ -147,19 +156,24 @@ export class ToyTokenizer {
         this.encodeInto(out, pythonJsonDumps(fn ?? null, { sortKeys: true }));
       }
     }
-    return out;
   }
 
   renderMessage(message: unknown): number[] {
-    const role = isJsonObject(message) ? message.role : undefined;
-    const body = this.renderBody(message);
-    body.unshift(this.roleToken(role));
-    return body;
+    const out: number[] = [];
+    this.renderMessageInto(out, message);
+    return out;
+  }
+
+  /** The role token, then the body, appended to `out` (no message-sized array of its own, no unshift). */
+  private renderMessageInto(out: number[], message: unknown): void {
+    if (!isJsonObject(message)) throw new TypeError('a chat message must be an object');
+    out.push(this.roleToken(message.role));
+    this.renderBodyInto(out, message);
   }
 
   renderMessages(messages: readonly unknown[]): number[] {
     const out: number[] = [];
-    for (const m of messages) for (const id of this.renderMessage(m)) out.push(id);
+    for (const m of messages) this.renderMessageInto(out, m);
     return out;
   }
 

@@ -61,7 +61,7 @@ export function strictMessageKey(message: unknown): string {
     let value = message[field];
     if (isAbsent(value)) continue;
     if (field === 'tool_calls') value = normalisedToolCalls(value);
-    key += `${key === '' ? '' : '|'}${field}=${typeof value === 'string' ? `s${value.length}:${value}` : canonicalValue(value)}`;
+    key += `${key === '' ? '' : '|'}${field}=${canonicalValue(value)}`;
   }
   return key;
 }

@@ -104,11 +104,13 @@ export function assertPretokenizedPrefix(
   maxTrimTokens: number,
   requestMessages: readonly unknown[],
   assistantMessage: unknown,
+  /** `stored.commonPrefixLength(all)` for a snapshot, when the caller has measured it. */
+  commonPrefix?: number,
 ): void {
   const checkLen = stored.length - maxTrimTokens;
   if (stored.length === 0 || checkLen <= 0) return;
   let i = 0;
-  if (stored instanceof TokenSnapshot) i = Math.min(stored.commonPrefixLength(all), checkLen);
+  if (stored instanceof TokenSnapshot) i = Math.min(commonPrefix ?? stored.commonPrefixLength(all), checkLen);
   else while (i < checkLen && i < all.length && stored[i] === all[i]) i += 1;
   if (i === checkLen) return;
   throw jsonError(
@@ -121,18 +123,22 @@ export function assertPretokenizedPrefix(
 export function commitGeneration(state: SessionState, gen: Generation): TrajectoryNode {
   const all = gen.promptIds.concat(gen.completionIds);
   const parent = gen.attachParent;
+  // Measured once: the prefix check and the node's snapshot (what it shares with the parent's) both need it.
+  const shared = parent === null ? 0 : parent.tokens.commonPrefixLength(all);
   assertPretokenizedPrefix(
     parent?.tokens ?? [],
     all,
     gen.maxTrimTokens,
     gen.requestMessages,
     gen.assistantMessage,
+    shared,
   );
   const parentDepth = parent?.depth ?? 0;
   const node = state.tree.createNode({
     parent,
     deltaMessages: [...gen.requestMessages.slice(parentDepth), gen.assistantMessage],
     tokenIds: all,
+    sharedWithParent: shared,
     completionSpan: [gen.promptIds.length, all.length],
     committedAt: gen.record.timestamp,
     responseId: gen.responseId,

@@ -24,9 +24,15 @@ export class TokenSnapshot {
 
   static readonly empty = new TokenSnapshot(null, 0, new Int32Array(0));
 
-  /** `ids` as a snapshot sharing the longest common prefix with `parent` (copies `ids`; never keeps it). */
-  static of(ids: readonly number[], parent: TokenSnapshot | null = null): TokenSnapshot {
-    const shared = parent === null ? 0 : parent.commonPrefixLength(ids);
+  /**
+   * `ids` as a snapshot sharing the longest common prefix with `parent` (copies `ids`; never keeps it).
+   * `shared` is that prefix's length when the caller has already measured it (`commonPrefixLength`).
+   */
+  static of(
+    ids: readonly number[],
+    parent: TokenSnapshot | null = null,
+    shared: number = parent === null ? 0 : parent.commonPrefixLength(ids),
+  ): TokenSnapshot {
     return new TokenSnapshot(shared === 0 ? null : parent, shared, compactTail(ids, shared));
   }
 

@@ -77,6 +77,8 @@ export function isTruncated(node: TrajectoryNode): boolean {
 export type NewNode = Omit<TrajectoryNode, 'seq' | 'children' | 'depth' | 'trie' | 'tokens'> & {
   /** Root→node ids; the node stores them as a `TokenSnapshot` and keeps no reference to this array. */
   readonly tokenIds: readonly number[];
+  /** `parent.tokens.commonPrefixLength(tokenIds)` when the commit has measured it already. */
+  readonly sharedWithParent?: number;
 };
 
 export interface AttachPoint {
@@ -135,7 +137,7 @@ export class SessionTree {
       parent: spec.parent,
       children: [],
       deltaMessages: [...spec.deltaMessages],
-      tokens: TokenSnapshot.of(spec.tokenIds, spec.parent?.tokens ?? null),
+      tokens: TokenSnapshot.of(spec.tokenIds, spec.parent?.tokens ?? null, spec.sharedWithParent),
       completionSpan: [spec.completionSpan[0], spec.completionSpan[1]],
       committedAt: spec.committedAt,
       responseId: spec.responseId,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { measureClosedLoop, percentile, pooledSummary, runClosedLoop, summarize } from './stats.ts';
+import { measureClosedLoop, percentile, pooledSummary, summarize } from './stats.ts';
 
 it('nearest-rank percentiles', () => {
   const xs = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -30,9 +30,11 @@ it('percentiles are monotone and bounded by the data', () => {
 
 it('closed loop runs every session turn once', async () => {
   const seen = new Set<string>();
-  const summary = await runClosedLoop(3, 4, async (s, t) => {
-    seen.add(`${s}:${t}`);
-  });
+  const summary = pooledSummary([
+    await measureClosedLoop(3, 4, async (s, t) => {
+      seen.add(`${s}:${t}`);
+    }),
+  ]);
   expect(summary.count).toBe(12);
   expect(seen.size).toBe(12);
 });

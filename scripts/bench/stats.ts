@@ -80,12 +80,3 @@ export function pooledSummary(runs: readonly LoopMeasure[]): LatencySummary {
     runs.reduce((sum, r) => sum + r.cpuMs, 0),
   );
 }
-
-/** `measureClosedLoop`, summarized. */
-export async function runClosedLoop(
-  sessions: number,
-  turns: number,
-  call: (session: number, turn: number) => Promise<void>,
-): Promise<LatencySummary> {
-  return pooledSummary([await measureClosedLoop(sessions, turns, call)]);
-}

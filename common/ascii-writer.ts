@@ -25,7 +25,7 @@ function isShortAscii(sep: string): boolean {
 }
 
 /** How many decimal digits a non-negative integer below 2^32 has. */
-export function decimalDigits(v: number): number {
+function decimalDigits(v: number): number {
   if (v < 100_000) return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10_000 ? 4 : 5;
   return v < 1_000_000 ? 6 : v < 10_000_000 ? 7 : v < 100_000_000 ? 8 : v < 1_000_000_000 ? 9 : 10;
 }

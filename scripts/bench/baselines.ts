@@ -19,7 +19,7 @@ type Message = Record<string, unknown>;
  * grows by the same bytes per turn against every server (the issue's "same body sizes": a canned
  * `ls -la` left the baselines' bodies half the fake's by turn 50).
  */
-export const CANNED_MESSAGE = {
+const CANNED_MESSAGE = {
   role: 'assistant',
   // The seed is the CRC-32 of the prompt ids' int32 bytes (fakes/policy/prompt-hashes.ts); any prompt will do.
   content: syntheticReply(

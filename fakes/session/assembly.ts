@@ -1,5 +1,6 @@
 import { isJsonObject } from '../../common/python-json.ts';
 import type { SampleStatus, WireSample } from '../../contracts/wire-sample.ts';
+import { IdBuffer } from '../tokenizer/id-buffer.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
 import { defineDeferred } from './deferred-field.ts';
 import { computeSessionMismatch } from './mismatch.ts';
@@ -411,6 +412,7 @@ export function buildLeafMaterial(
   const decode: Decoder = (ids) => family.tokenizer.decode(ids);
   const out: WireSample[] = [];
   const scratch = { buffer: new Int32Array(0) };
+  const rendered = new IdBuffer();
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);
     let turns = computeTurnPieces(records, leaf.tokens, family.maxTrimTokens, decode);
@@ -434,6 +436,7 @@ export function buildLeafMaterial(
       family,
       pathMessages(leaf),
       leafIdsForComparison(leaf.tokens, scratch),
+      rendered,
     );
     if (mismatch !== null) sample.metadata.tito_session_mismatch = mismatch;
     out.push(sample);

@@ -1,3 +1,4 @@
+import { IdBuffer } from '../tokenizer/id-buffer.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
 import { WORD_BASE } from '../tokenizer/toy-tokenizer.ts';
 
@@ -142,18 +143,22 @@ export function compareSequences(family: TitoFamily, expectedIds: Ids, actualIds
   return out;
 }
 
-/** The comparison for a path, or `null` when there are no tokens or the canonical render fails (the key is then left out). */
+/**
+ * The comparison for a path, or `null` when there are no tokens or the canonical render fails (the key is
+ * then left out). The render goes into `scratch` (the samples op passes one buffer for all its leaves).
+ */
 export function computeSessionMismatch(
   family: TitoFamily,
   messages: readonly unknown[],
   tokens: Ids,
+  scratch: IdBuffer = new IdBuffer(),
 ): MismatchEntry[] | null {
   if (tokens.length === 0) return null;
-  let expected: number[];
+  scratch.clear();
   try {
-    expected = family.canonicalRender(messages);
+    family.canonicalRenderInto(scratch, messages);
   } catch {
     return null;
   }
-  return compareSequences(family, expected, tokens);
+  return compareSequences(family, scratch.view(), tokens);
 }

@@ -62,12 +62,14 @@ interface OutputTokens {
 function outputTokens(record: SessionRecord): OutputTokens {
   const pairs = metaInfo(firstChoice(record)).output_token_logprobs;
   if (!Array.isArray(pairs)) throw new TypeError('output_token_logprobs is not a list');
-  const ids: number[] = [];
-  const logprobs: number[] = [];
-  for (const p of pairs) {
+  // Sized up front (a push per pair grows both arrays step by step).
+  const ids = new Array<number>(pairs.length);
+  const logprobs = new Array<number>(pairs.length);
+  for (let k = 0; k < pairs.length; k += 1) {
+    const p: unknown = pairs[k];
     if (!Array.isArray(p)) throw new TypeError('output_token_logprobs entry is not a pair');
-    logprobs.push(Number(p[0]));
-    ids.push(Number(p[1]));
+    logprobs[k] = Number(p[0]);
+    ids[k] = Number(p[1]);
   }
   return { ids, logprobs };
 }
@@ -374,17 +376,25 @@ function deferredWireSample(sample: TurnSample, parts: FoldParts | null): WireSa
 }
 
 /**
- * The leaf's ids for the mismatch comparison: copied into `scratch` (one buffer for the whole op, so no
- * 32k-element array per leaf) when every stored piece is an `Int32Array`; a plain copy otherwise (a
- * float or `-0` the backend sent must compare as it is).
+ * The leaf's ids for the mismatch comparison, copied into `scratch` (one buffer for the whole op, so no
+ * 32k-element array per leaf). A `Float64Array` holds every number a piece may hold (a float or `-0` the
+ * backend sent compares as it is), and the rendered side is one too, so the comparison's loops read a
+ * single array type. A piece holding something else than a number (never stored by the chat route) gives
+ * a plain copy, compared as it is.
  */
-function leafIdsForComparison(snapshot: TokenSnapshot, scratch: { buffer: Int32Array }): ArrayLike<number> {
+function leafIdsForComparison(
+  snapshot: TokenSnapshot,
+  scratch: { buffer: Float64Array },
+): ArrayLike<number> {
   const pieces = snapshot.pieces(0, snapshot.length);
-  if (!pieces.every((p) => p.data instanceof Int32Array)) return snapshot.toArray();
-  if (scratch.buffer.length < snapshot.length) scratch.buffer = new Int32Array(snapshot.length);
+  if (!pieces.every((p) => p.data instanceof Int32Array || p.data.every((id) => typeof id === 'number'))) {
+    return snapshot.toArray();
+  }
+  if (scratch.buffer.length < snapshot.length) scratch.buffer = new Float64Array(snapshot.length);
   let at = 0;
   for (const { data, from, to } of pieces) {
-    scratch.buffer.set((data as Int32Array).subarray(from, to), at);
+    if (data instanceof Int32Array) scratch.buffer.set(data.subarray(from, to), at);
+    else for (let k = from; k < to; k += 1) scratch.buffer[at + k - from] = data[k] as number;
     at += to - from;
   }
   return scratch.buffer.subarray(0, snapshot.length);
@@ -411,7 +421,7 @@ export function buildLeafMaterial(
 ): WireSample[] {
   const decode: Decoder = (ids) => family.tokenizer.decode(ids);
   const out: WireSample[] = [];
-  const scratch = { buffer: new Int32Array(0) };
+  const scratch = { buffer: new Float64Array(0) };
   const rendered = new IdBuffer();
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);

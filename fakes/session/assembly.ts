@@ -382,10 +382,7 @@ function deferredWireSample(sample: TurnSample, parts: FoldParts | null): WireSa
  * single array type. A piece holding something else than a number (never stored by the chat route) gives
  * a plain copy, compared as it is.
  */
-function leafIdsForComparison(
-  snapshot: TokenSnapshot,
-  scratch: { buffer: Float64Array },
-): ArrayLike<number> {
+function leafIdsForComparison(snapshot: TokenSnapshot, scratch: { buffer: Float64Array }): ArrayLike<number> {
   const pieces = snapshot.pieces(0, snapshot.length);
   if (!pieces.every((p) => p.data instanceof Int32Array || p.data.every((id) => typeof id === 'number'))) {
     return snapshot.toArray();

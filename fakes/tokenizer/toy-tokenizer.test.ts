@@ -102,7 +102,15 @@ describe('toy tokenizer decode', () => {
       '😀',
     );
     const text = fc
-      .array(fc.oneof(fc.constantFrom(...vocabulary), space, glued), { maxLength: 40 })
+      .array(
+        fc.oneof(
+          { arbitrary: fc.constantFrom(...collisions), weight: 4 },
+          { arbitrary: fc.constantFrom(...vocabulary), weight: 2 },
+          { arbitrary: space, weight: 5 },
+          { arbitrary: glued, weight: 1 },
+        ),
+        { maxLength: 40 },
+      )
       .map((parts) => parts.join(''));
     fc.assert(
       fc.property(fc.array(text, { minLength: 1, maxLength: 8 }), (texts) => {

@@ -110,6 +110,12 @@ function isPythonSpace(unit: number): boolean {
   return unit < 0x80 ? ASCII_SPACE[unit] === 1 : isWideSpace(unit);
 }
 
+/**
+ * An ASCII word of at most this many characters has a key: its code units in base 128, then times 8 plus
+ * its length (under 2^52, so exact in a double; the length tells "\x00a" from "a"). Equal keys, equal words.
+ */
+const SHORT_WORD = 7;
+
 /** Whether `word` is `text[start:end]`, compared by code units (no substring made). */
 function sameText(word: string, text: string, start: number, end: number): boolean {
   if (word.length !== end - start) return false;
@@ -141,6 +147,12 @@ export class ToyTokenizer {
    * samples op decodes.
    */
   private readonly words = new Array<string | undefined>(WORD_SPAN).fill(undefined);
+  /**
+   * `shortWordKey` of `words[slot]` at each slot, NaN when the word is not a short ASCII one (or none):
+   * a render finds a short word it already knows by one read of this contiguous array instead of
+   * reading the known string's characters (a cache miss per word at a samples op's scale).
+   */
+  private readonly wordKeys = new Float64Array(WORD_SPAN).fill(Number.NaN);
 
   constructor(roleTokens: RoleTokens = DEFAULT_ROLE_TOKENS) {
     this.roleTokens = roleTokens;
@@ -163,6 +175,7 @@ export class ToyTokenizer {
    */
   private encodeInto(out: IdBuffer, text: string): void {
     const words = this.words;
+    const keys = this.wordKeys;
     const n = text.length;
     let i = 0;
     while (i < n) {
@@ -173,18 +186,27 @@ export class ToyTokenizer {
       const start = i;
       let c = -1;
       let ascii = true;
+      let key = 0;
       for (; i < n; i += 1) {
         const unit = text.charCodeAt(i);
         if (unit < 0x80) {
           if (ASCII_SPACE[unit] === 1) break;
           c = (CRC_TABLE[(c ^ unit) & 0xff] as number) ^ (c >>> 8);
+          key = key * 128 + unit;
         } else if (isWideSpace(unit)) break;
         else ascii = false;
       }
+      const length = i - start;
       const crc = ascii ? (c ^ -1) >>> 0 : crc32(text.slice(start, i));
       const slot = crc % WORD_SPAN;
-      const known = words[slot];
-      if (known === undefined || !sameText(known, text, start, i)) words[slot] = text.slice(start, i);
+      key = ascii && length <= SHORT_WORD ? key * 8 + length : Number.NaN;
+      if (keys[slot] !== key) {
+        const known = words[slot];
+        if (known === undefined || !sameText(known, text, start, i)) {
+          words[slot] = text.slice(start, i);
+          keys[slot] = key;
+        }
+      }
       out.push(WORD_BASE + slot);
     }
   }

@@ -42,7 +42,10 @@ function pausedSamples(id: string) {
   const { hostname, port } = new URL(stack.session.url);
   const socket = connect({ host: hostname, port: Number(port) });
   socket.pause();
-  const written = stack.session.events.next('request:end', (event) => event.path === `/sessions/${id}/samples`);
+  const written = stack.session.events.next(
+    'request:end',
+    (event) => event.path === `/sessions/${id}/samples`,
+  );
   socket.write(
     `POST /sessions/${id}/samples HTTP/1.1\r\nhost: ${hostname}:${port}\r\nconnection: close\r\ncontent-length: 2\r\n\r\n{}`,
   );

@@ -3,7 +3,7 @@ import type { SampleStatus, WireSample } from '../../contracts/wire-sample.ts';
 import { IdBuffer } from '../tokenizer/id-buffer.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
 import { defineDeferred } from './deferred-field.ts';
-import { computeSessionMismatch } from './mismatch.ts';
+import { comparisonIds, computeSessionMismatch } from './mismatch.ts';
 import { type NumberRun, NumberRuns } from './number-runs.ts';
 import { promptSource, type SessionRecord } from './record.ts';
 import { TextPieces } from './text-pieces.ts';
@@ -375,28 +375,6 @@ function deferredWireSample(sample: TurnSample, parts: FoldParts | null): WireSa
   return out;
 }
 
-/**
- * The leaf's ids for the mismatch comparison, copied into `scratch` (one buffer for the whole op, so no
- * 32k-element array per leaf). A `Float64Array` holds every number a piece may hold (a float or `-0` the
- * backend sent compares as it is), and the rendered side is one too, so the comparison's loops read a
- * single array type. A piece holding something else than a number (never stored by the chat route) gives
- * a plain copy, compared as it is.
- */
-function leafIdsForComparison(snapshot: TokenSnapshot, scratch: { buffer: Float64Array }): ArrayLike<number> {
-  const pieces = snapshot.pieces(0, snapshot.length);
-  if (!pieces.every((p) => p.data instanceof Int32Array || p.data.every((id) => typeof id === 'number'))) {
-    return snapshot.toArray();
-  }
-  if (scratch.buffer.length < snapshot.length) scratch.buffer = new Float64Array(snapshot.length);
-  let at = 0;
-  for (const { data, from, to } of pieces) {
-    if (data instanceof Int32Array) scratch.buffer.set(data.subarray(from, to), at);
-    else for (let k = from; k < to; k += 1) scratch.buffer[at + k - from] = data[k] as number;
-    at += to - from;
-  }
-  return scratch.buffer.subarray(0, snapshot.length);
-}
-
 function leafRef(leaf: TrajectoryNode) {
   return {
     node_id: leaf.seq,
@@ -442,7 +420,7 @@ export function buildLeafMaterial(
     const mismatch = computeSessionMismatch(
       family,
       pathMessages(leaf),
-      leafIdsForComparison(leaf.tokens, scratch),
+      comparisonIds(leaf.tokens, scratch),
       rendered,
     );
     if (mismatch !== null) sample.metadata.tito_session_mismatch = mismatch;

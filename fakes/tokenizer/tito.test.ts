@@ -71,7 +71,7 @@ describe('canonical render into a reused buffer', () => {
     const tok = reference[model];
     const out: number[] = [];
     for (const m of messages) {
-      out.push(...tok.renderMessage(m));
+      for (const id of tok.renderMessage(m)) out.push(id);
       if (model === 'default' && m.role === 'assistant') out.push(SPECIAL.end);
     }
     const last = messages.at(-1);

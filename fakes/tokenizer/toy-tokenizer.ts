@@ -148,7 +148,7 @@ export class ToyTokenizer {
    */
   private readonly words = new Array<string | undefined>(WORD_SPAN).fill(undefined);
   /**
-   * `shortWordKey` of `words[slot]` at each slot, NaN when the word is not a short ASCII one (or none):
+   * The key (`SHORT_WORD`) of `words[slot]` at each slot, NaN when that word is not a short ASCII one (or none):
    * a render finds a short word it already knows by one read of this contiguous array instead of
    * reading the known string's characters (a cache miss per word at a samples op's scale).
    */

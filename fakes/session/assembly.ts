@@ -1,8 +1,9 @@
 import { isJsonObject } from '../../common/python-json.ts';
 import type { SampleStatus, WireSample } from '../../contracts/wire-sample.ts';
+import { IdBuffer } from '../tokenizer/id-buffer.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
 import { defineDeferred } from './deferred-field.ts';
-import { computeSessionMismatch } from './mismatch.ts';
+import { comparisonIds, computeSessionMismatch } from './mismatch.ts';
 import { type NumberRun, NumberRuns } from './number-runs.ts';
 import { promptSource, type SessionRecord } from './record.ts';
 import { TextPieces } from './text-pieces.ts';
@@ -61,12 +62,14 @@ interface OutputTokens {
 function outputTokens(record: SessionRecord): OutputTokens {
   const pairs = metaInfo(firstChoice(record)).output_token_logprobs;
   if (!Array.isArray(pairs)) throw new TypeError('output_token_logprobs is not a list');
-  const ids: number[] = [];
-  const logprobs: number[] = [];
-  for (const p of pairs) {
+  // Sized up front (a push per pair grows both arrays step by step).
+  const ids = new Array<number>(pairs.length);
+  const logprobs = new Array<number>(pairs.length);
+  for (let k = 0; k < pairs.length; k += 1) {
+    const p: unknown = pairs[k];
     if (!Array.isArray(p)) throw new TypeError('output_token_logprobs entry is not a pair');
-    logprobs.push(Number(p[0]));
-    ids.push(Number(p[1]));
+    logprobs[k] = Number(p[0]);
+    ids[k] = Number(p[1]);
   }
   return { ids, logprobs };
 }
@@ -372,23 +375,6 @@ function deferredWireSample(sample: TurnSample, parts: FoldParts | null): WireSa
   return out;
 }
 
-/**
- * The leaf's ids for the mismatch comparison: copied into `scratch` (one buffer for the whole op, so no
- * 32k-element array per leaf) when every stored piece is an `Int32Array`; a plain copy otherwise (a
- * float or `-0` the backend sent must compare as it is).
- */
-function leafIdsForComparison(snapshot: TokenSnapshot, scratch: { buffer: Int32Array }): ArrayLike<number> {
-  const pieces = snapshot.pieces(0, snapshot.length);
-  if (!pieces.every((p) => p.data instanceof Int32Array)) return snapshot.toArray();
-  if (scratch.buffer.length < snapshot.length) scratch.buffer = new Int32Array(snapshot.length);
-  let at = 0;
-  for (const { data, from, to } of pieces) {
-    scratch.buffer.set((data as Int32Array).subarray(from, to), at);
-    at += to - from;
-  }
-  return scratch.buffer.subarray(0, snapshot.length);
-}
-
 function leafRef(leaf: TrajectoryNode) {
   return {
     node_id: leaf.seq,
@@ -410,7 +396,8 @@ export function buildLeafMaterial(
 ): WireSample[] {
   const decode: Decoder = (ids) => family.tokenizer.decode(ids);
   const out: WireSample[] = [];
-  const scratch = { buffer: new Int32Array(0) };
+  const scratch = { buffer: new Float64Array(0) };
+  const rendered = new IdBuffer();
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);
     let turns = computeTurnPieces(records, leaf.tokens, family.maxTrimTokens, decode);
@@ -433,7 +420,8 @@ export function buildLeafMaterial(
     const mismatch = computeSessionMismatch(
       family,
       pathMessages(leaf),
-      leafIdsForComparison(leaf.tokens, scratch),
+      comparisonIds(leaf.tokens, scratch),
+      rendered,
     );
     if (mismatch !== null) sample.metadata.tito_session_mismatch = mismatch;
     out.push(sample);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { titoFamily } from '../tokenizer/tito.ts';
 import { compareSequences, computeSessionMismatch } from './mismatch.ts';
@@ -55,5 +56,29 @@ describe('tito_session_mismatch (toy)', () => {
     expect(compareSequences(glm, [3, a], [3, b])).toEqual([
       { type: 'assistant_text', segment_index: 1, expected_text: 'a', actual_text: 'b', detail: '' },
     ]);
+  });
+});
+
+describe('tito_session_mismatch on Float64Array ids (the samples op reads its copies)', () => {
+  // The comparison reads any array-like; the samples op hands it Float64Array copies of the canonical
+  // render and of the leaf snapshot. Same entries as on the plain arrays, odd ids included.
+  const id = fc.oneof(
+    fc.constantFrom(...(family.tokenizer.encodeText(oracle.vocabulary.join(' ')) as number[])),
+    fc.constantFrom(1, 2, 3, 4, 5, 6, 7, 8, 9, 0, -0, 7.5, Number.NaN, 100_999, 101_000),
+  );
+  it('gives the entries the plain arrays give', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('default' as const, 'glm47' as const),
+        fc.array(id, { maxLength: 30 }),
+        fc.array(id, { maxLength: 30 }),
+        (model, expected, actual) => {
+          const fam = model === 'default' ? family : titoFamily('glm47');
+          expect(compareSequences(fam, Float64Array.from(expected), Float64Array.from(actual))).toEqual(
+            compareSequences(fam, expected, actual),
+          );
+        },
+      ),
+    );
   });
 });

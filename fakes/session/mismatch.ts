@@ -1,5 +1,7 @@
+import { IdBuffer } from '../tokenizer/id-buffer.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
 import { WORD_BASE } from '../tokenizer/toy-tokenizer.ts';
+import type { TokenSnapshot } from './token-snapshot.ts';
 
 /**
  * `tito_session_mismatch` (spec §1.5 item 1): the stored tokens of a path compared with the family's
@@ -76,6 +78,31 @@ function sameIds(a: Ids, as: Segment, b: Ids, bs: Segment): boolean {
   return true;
 }
 
+/**
+ * A leaf's ids for the comparison, copied into `scratch` (the samples op passes one buffer for all its
+ * leaves, so no 32k-element array per leaf). A `Float64Array` holds every number a piece may hold (a float or `-0` the
+ * backend sent compares as it is), and the rendered side is one too, so the comparison's loops read a
+ * single array type. A piece holding something else than a number (never stored by the chat route) gives
+ * a plain copy, compared as it is.
+ */
+export function comparisonIds(
+  snapshot: TokenSnapshot,
+  scratch: { buffer: Float64Array } = { buffer: new Float64Array(0) },
+): ArrayLike<number> {
+  const pieces = snapshot.pieces(0, snapshot.length);
+  if (!pieces.every((p) => p.data instanceof Int32Array || p.data.every((id) => typeof id === 'number'))) {
+    return snapshot.toArray();
+  }
+  if (scratch.buffer.length < snapshot.length) scratch.buffer = new Float64Array(snapshot.length);
+  let at = 0;
+  for (const { data, from, to } of pieces) {
+    if (data instanceof Int32Array) scratch.buffer.set(data.subarray(from, to), at);
+    else for (let k = from; k < to; k += 1) scratch.buffer[at + k - from] = data[k] as number;
+    at += to - from;
+  }
+  return scratch.buffer.subarray(0, snapshot.length);
+}
+
 /** The comparison of `expected` (canonical) with `actual` (stored) ids. */
 export function compareSequences(family: TitoFamily, expectedIds: Ids, actualIds: Ids): MismatchEntry[] {
   const decode = (ids: Ids, s: Segment) => family.tokenizer.decode(rangeOf(ids, s.start, s.end));
@@ -142,18 +169,22 @@ export function compareSequences(family: TitoFamily, expectedIds: Ids, actualIds
   return out;
 }
 
-/** The comparison for a path, or `null` when there are no tokens or the canonical render fails (the key is then left out). */
+/**
+ * The comparison for a path, or `null` when there are no tokens or the canonical render fails (the key is
+ * then left out). The render goes into `scratch` (the samples op passes one buffer for all its leaves).
+ */
 export function computeSessionMismatch(
   family: TitoFamily,
   messages: readonly unknown[],
   tokens: Ids,
+  scratch: IdBuffer = new IdBuffer(),
 ): MismatchEntry[] | null {
   if (tokens.length === 0) return null;
-  let expected: number[];
+  scratch.clear();
   try {
-    expected = family.canonicalRender(messages);
+    family.canonicalRenderInto(scratch, messages);
   } catch {
     return null;
   }
-  return compareSequences(family, expected, tokens);
+  return compareSequences(family, scratch.view(), tokens);
 }

@@ -18,6 +18,8 @@ export interface OutgoingResponse {
   readonly status: number;
   readonly headers: Record<string, string | readonly string[]>;
   readonly body: Buffer;
+  /** Called once the socket has sent the whole body (the samples route's reused reply buffer goes back then). */
+  readonly onSent?: () => void;
 }
 
 export interface Completion {

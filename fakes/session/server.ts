@@ -44,6 +44,7 @@ import { buildSessionMetadata } from './session-metadata.ts';
 import { SessionState } from './state.ts';
 import { MAX_NODES } from './tree.ts';
 import { encodeSamples } from './wire/codec.ts';
+import { ReplyBufferPool } from './wire/reply-buffers.ts';
 
 /**
  * The fake Miles session server in v2 (tree) mode, over real HTTP (spec §1). State is in memory and per
@@ -146,6 +147,9 @@ function write(res: ServerResponse, out: OutgoingResponse): void {
   // Like Starlette, a 204 carries no content-length (and no body).
   if (out.status !== 204) headers['content-length'] = String(out.body.length);
   res.writeHead(out.status, headers as Record<string, string | string[]>);
+  // 'finish': the last byte was handed to the kernel. A connection that closes first never gives the
+  // body back (it is dropped with the response).
+  if (out.onSent !== undefined) res.once('finish', out.onSent);
   res.end(out.body);
 }
 
@@ -180,6 +184,8 @@ export async function startSessionServer(options: SessionServerOptions): Promise
   }
   const titoModel = options.titoModel ?? 'default';
   const family = titoFamily(titoModel);
+  // Samples replies are written into buffers reused across requests (each given back once sent).
+  const replyBuffers = new ReplyBufferPool();
   const backend = new BackendClient({
     backendUrl: options.backendUrl,
     timeoutMs: options.backendTimeoutMs ?? null,
@@ -351,16 +357,23 @@ export async function startSessionServer(options: SessionServerOptions): Promise
           maxSeqLen = null;
         }
         const reply = collectSamples(state, family, hooks, { maxSeqLen, agentMetadata: body.metadata });
+        const taken: Uint8Array[] = [];
         let bytes: Uint8Array;
         try {
-          bytes = encodeSamples(reply);
+          bytes = encodeSamples(reply, (size) => {
+            const buffer = replyBuffers.take(size);
+            taken.push(buffer);
+            return buffer;
+          });
         } catch (error) {
+          for (const buffer of taken) replyBuffers.give(buffer);
           throw internalServerError(error);
         }
         return {
           status: 200,
           headers: { 'content-type': 'application/octet-stream' },
           body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+          onSent: () => replyBuffers.give(bytes),
         };
       }
       case 'proxy': {

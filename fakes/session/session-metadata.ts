@@ -1,6 +1,6 @@
 import type { TreeMetadata } from '../../contracts/wire-sample.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
-import { computeSessionMismatch } from './mismatch.ts';
+import { comparisonIds, computeSessionMismatch } from './mismatch.ts';
 import type { SessionState } from './state.ts';
 import { pathMessages } from './tree.ts';
 
@@ -15,7 +15,7 @@ export function buildSessionMetadata(state: SessionState, family: TitoFamily): S
   const out: Record<string, unknown> = {};
   const leaf = state.activeLeaf;
   if (leaf !== null) {
-    const mismatch = computeSessionMismatch(family, pathMessages(leaf), leaf.tokens.toArray());
+    const mismatch = computeSessionMismatch(family, pathMessages(leaf), comparisonIds(leaf.tokens));
     if (mismatch !== null) out.tito_session_mismatch = mismatch;
   }
   out.accumulated_token_ids = state.activeTokenIds();

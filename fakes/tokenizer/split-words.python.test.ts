@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { pythonJson } from '../../test/helpers/python-oracle.ts';
-import { splitWords, wordCrc32 } from './toy-tokenizer.ts';
+import { splitWords, ToyTokenizer, wordCrc32 } from './toy-tokenizer.ts';
 
 // Python's whitespace for str.split(), JS-only whitespace (\ufeff, \u180e), surrogates, words.
 const piece = fc.constantFrom(
@@ -71,4 +71,22 @@ it("wordCrc32 is Python's zlib.crc32 of the UTF-8 bytes (ASCII words hashed in J
     words,
   );
   expect(words.map(wordCrc32)).toEqual(expected);
+});
+
+it("encodeText's one-pass scan gives Python's word ids of str.split() (1000 + zlib.crc32 % 100000)", () => {
+  // The tokenizer's own render path (split, CRC-32 and vocabulary in one scan), not splitWords/wordCrc32.
+  const texts = fc.sample(
+    fc.array(piece, { maxLength: 40 }).map((parts) => parts.join('')),
+    {
+      numRuns: 300,
+      seed: 20261203,
+    },
+  );
+  texts.push('', '  ', 'a', ' a ', '\x7f \x80', '\ud800x y\udc00', '😀\u3000😀', 'w'.repeat(3000));
+  const expected = pythonJson<number[][]>(
+    "import json,sys,zlib,re; print(json.dumps([[1000 + zlib.crc32(re.sub('[\\ud800-\\udfff]', '\\ufffd', w).encode('utf-8')) % 100000 for w in t.split()] for t in json.load(sys.stdin)]))",
+    texts,
+  );
+  const tok = new ToyTokenizer();
+  expect(texts.map((t) => tok.encodeText(t))).toEqual(expected);
 });

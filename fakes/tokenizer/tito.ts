@@ -1,4 +1,5 @@
 import { isJsonObject } from '../../common/python-json.ts';
+import type { IdBuffer } from './id-buffer.ts';
 import { DEFAULT_ROLE_TOKENS, GENERATION_TOKEN, SPECIAL, ToyTokenizer } from './toy-tokenizer.ts';
 
 /**
@@ -36,8 +37,11 @@ export interface TitoFamily {
   mergeTokens(prefixIds: readonly number[], suffix: readonly unknown[], kwargs: TemplateKwargs): number[];
   /** The ids a policy generates for an assistant message (no role token; ends with the stop token). */
   completionIds(message: unknown): number[];
-  /** The canonical render of a finished conversation, used for `tito_session_mismatch`. */
-  canonicalRender(messages: readonly unknown[]): number[];
+  /**
+   * The canonical render of a finished conversation, used for `tito_session_mismatch`, appended to `out`
+   * (the samples op reuses one buffer across its leaves).
+   */
+  canonicalRenderInto(out: IdBuffer, messages: readonly unknown[]): void;
   /** How Miles' `TokenSeqComparator` is configured for the family (`TITOTokenizer.create_comparator`). */
   readonly comparator: {
     /** `trailing_token_ids`: trimmed from both tails before comparing. */
@@ -83,13 +87,11 @@ function defaultFamily(): TitoFamily {
     mergeTokens: (prefix, suffix, kwargs) =>
       prefix.concat(tokenizer.renderMessages(suffix), generationPrompt(kwargs)),
     completionIds: (message) => append(tokenizer.renderBody(message), [SPECIAL.end]),
-    canonicalRender: (messages) => {
-      const out: number[] = [];
+    canonicalRenderInto: (out, messages) => {
       for (const m of messages) {
-        append(out, tokenizer.renderMessage(m));
+        tokenizer.renderMessageInto(out, m);
         if (isAssistant(m)) out.push(SPECIAL.end);
       }
-      return out;
     },
     // Miles' default family: no trailing ids, no assistant start string.
     comparator: { trailingIds: [], assistantStart: null },
@@ -120,11 +122,10 @@ function glm47Family(): TitoFamily {
     mergeTokens: (prefix, suffix, kwargs) =>
       append(append(junction(prefix), tokenizer.renderMessages(suffix)), generationPrompt(kwargs)),
     completionIds: (message) => append(tokenizer.renderBody(message), [stopToken(message)]),
-    canonicalRender: (messages) => {
+    canonicalRenderInto: (out, messages) => {
+      for (const m of messages) tokenizer.renderMessageInto(out, m);
       const last = messages.at(-1);
-      const out = tokenizer.renderMessages(messages);
       if (isAssistant(last)) out.push(stopToken(last));
-      return out;
     },
     // GLM47TITOTokenizer: the ambiguous boundary ids are trailing ids; assistant content follows `<|assistant|>`.
     comparator: {

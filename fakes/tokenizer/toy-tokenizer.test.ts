@@ -75,6 +75,60 @@ describe('toy tokenizer decode', () => {
     expect(collisions.map(wordTokenId)).toEqual([36247, 36247, 9835, 9835, 11864, 11864]);
   });
 
+  it('learns in its one-pass scan what splitWords, wordTokenId and a write per word learn', () => {
+    // Texts of the colliding words, words met again (the scan then makes no string), non-ASCII and lone
+    // surrogates (hashed natively), and every kind of Python and JS-only whitespace between them.
+    const space = fc.constantFrom(
+      ' ',
+      '\t',
+      '\n\r',
+      '\x1c',
+      '\x85',
+      '\xa0',
+      '\u1680',
+      '\u2000',
+      '\u200a',
+      '\u3000',
+    );
+    const glued = fc.constantFrom(
+      '\ufeff',
+      '\u180e',
+      '\u200b',
+      '\x00',
+      '\x7f',
+      'é',
+      '\ud800',
+      '\udc00',
+      '😀',
+    );
+    const text = fc
+      .array(
+        fc.oneof(
+          { arbitrary: fc.constantFrom(...collisions), weight: 4 },
+          { arbitrary: fc.constantFrom(...vocabulary), weight: 2 },
+          { arbitrary: space, weight: 5 },
+          { arbitrary: glued, weight: 1 },
+        ),
+        { maxLength: 40 },
+      )
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 8 }), (texts) => {
+        const tok = new ToyTokenizer();
+        const ref = model();
+        const seen = new Set<number>();
+        for (const t of texts) {
+          const ids = tok.encodeText(t);
+          expect(ids).toEqual(splitWords(t).map(wordTokenId));
+          ref.learn(t);
+          for (const id of ids) seen.add(id);
+          // Every id met so far decodes to the word the rule holds for it now.
+          expect(tok.decode([...seen])).toBe(ref.decode([...seen]));
+        }
+      }),
+    );
+  });
+
   it('gives what the rule gives on interleaved learning and decoding, odd ids included', () => {
     fc.assert(
       fc.property(

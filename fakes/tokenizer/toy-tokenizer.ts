@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { isJsonObject, pythonJsonDumps } from '../../common/python-json.ts';
+import { IdBuffer } from './id-buffer.ts';
 
 /**
  * The toy tokenizer of `shared/conformance/README.md`, adopted exactly so conformance compares token ids
@@ -87,6 +88,42 @@ export function wordCrc32(word: string): number {
   return (c ^ -1) >>> 0;
 }
 
+// Python's str.split() whitespace below 0x80 (\t \n \v \f \r, \x1c-\x1f, space) as 1s; the rest of the
+// set is `isWideSpace` (the same characters as PY_WORD's class).
+const ASCII_SPACE = new Uint8Array(0x80);
+for (const unit of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20]) ASCII_SPACE[unit] = 1;
+
+/** Python's whitespace at or above 0x80: \x85, \xa0, \u1680, \u2000-\u200a, \u2028, \u2029, \u202f, \u205f, \u3000. */
+function isWideSpace(unit: number): boolean {
+  if (unit < 0x2000) return unit === 0x85 || unit === 0xa0 || unit === 0x1680;
+  return (
+    unit <= 0x200a ||
+    unit === 0x2028 ||
+    unit === 0x2029 ||
+    unit === 0x202f ||
+    unit === 0x205f ||
+    unit === 0x3000
+  );
+}
+
+function isPythonSpace(unit: number): boolean {
+  return unit < 0x80 ? ASCII_SPACE[unit] === 1 : isWideSpace(unit);
+}
+
+/**
+ * An ASCII word of at most this many characters has a key: its code units in base 128, then times 8 plus
+ * its length (under 2^52, so exact in a double; the length tells "\x00a" from "a"). Equal keys, equal words.
+ */
+const SHORT_WORD = 7;
+
+/** Whether `word` is `text[start:end]`, compared by code units (no substring made). */
+function sameText(word: string, text: string, start: number, end: number): boolean {
+  if (word.length !== end - start) return false;
+  for (let k = 0; k < word.length; k += 1)
+    if (word.charCodeAt(k) !== text.charCodeAt(start + k)) return false;
+  return true;
+}
+
 /** The chat roles the toy knows by name; everything else renders as `otherRole`. */
 export type RoleTokens = Readonly<Record<string, number>>;
 
@@ -110,23 +147,67 @@ export class ToyTokenizer {
    * samples op decodes.
    */
   private readonly words = new Array<string | undefined>(WORD_SPAN).fill(undefined);
+  /**
+   * The key (`SHORT_WORD`) of `words[slot]` at each slot, NaN when that word is not a short ASCII one (or none):
+   * a render finds a short word it already knows by one read of this contiguous array instead of
+   * reading the known string's characters (a cache miss per word at a samples op's scale).
+   */
+  private readonly wordKeys = new Float64Array(WORD_SPAN).fill(Number.NaN);
 
   constructor(roleTokens: RoleTokens = DEFAULT_ROLE_TOKENS) {
     this.roleTokens = roleTokens;
   }
 
+  /** The buffer the array-returning methods render into before copying out (no renders nest). */
+  private readonly scratch = new IdBuffer();
+
   encodeText(text: string): number[] {
-    const out: number[] = [];
-    this.encodeInto(out, text);
-    return out;
+    this.scratch.clear();
+    this.encodeInto(this.scratch, text);
+    return this.scratch.toArray();
   }
 
-  /** Appends the ids of `text`'s words to `out`, learning each word for `decode`. */
-  private encodeInto(out: number[], text: string): void {
-    for (const w of splitWords(text)) {
-      const id = wordTokenId(w);
-      this.words[id - WORD_BASE] = w;
-      out.push(id);
+  /**
+   * Appends the ids of `text`'s words to `out`, learning each word for `decode`: what `splitWords`,
+   * `wordTokenId` and a vocabulary write per word give, in one pass over the char codes (an ASCII word's
+   * CRC-32 computed while it is scanned; no string per word, no word array). A word's string is made only
+   * when the vocabulary does not already hold that word at its id.
+   */
+  private encodeInto(out: IdBuffer, text: string): void {
+    const words = this.words;
+    const keys = this.wordKeys;
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      if (isPythonSpace(text.charCodeAt(i))) {
+        i += 1;
+        continue;
+      }
+      const start = i;
+      let c = -1;
+      let ascii = true;
+      let key = 0;
+      for (; i < n; i += 1) {
+        const unit = text.charCodeAt(i);
+        if (unit < 0x80) {
+          if (ASCII_SPACE[unit] === 1) break;
+          c = (CRC_TABLE[(c ^ unit) & 0xff] as number) ^ (c >>> 8);
+          key = key * 128 + unit;
+        } else if (isWideSpace(unit)) break;
+        else ascii = false;
+      }
+      const length = i - start;
+      const crc = ascii ? (c ^ -1) >>> 0 : crc32(text.slice(start, i));
+      const slot = crc % WORD_SPAN;
+      key = ascii && length <= SHORT_WORD ? key * 8 + length : Number.NaN;
+      if (keys[slot] !== key) {
+        const known = words[slot];
+        if (known === undefined || !sameText(known, text, start, i)) {
+          words[slot] = text.slice(start, i);
+          keys[slot] = key;
+        }
+      }
+      out.push(WORD_BASE + slot);
     }
   }
 
@@ -136,16 +217,13 @@ export class ToyTokenizer {
 
   /** The words of a message body: reasoning, content, then each tool call's `function` JSON. */
   renderBody(message: unknown): number[] {
-    const out: number[] = [];
-    this.renderBodyInto(out, message);
-    return out;
+    this.scratch.clear();
+    this.renderBodyInto(this.scratch, message);
+    return this.scratch.toArray();
   }
 
-  /**
-   * Appends the body's ids to `out`, one at a time: `push(...ids)` passes every id as an argument and
-   * overflows the stack for a single message of ~125k words.
-   */
-  private renderBodyInto(out: number[], message: unknown): void {
+  /** Appends the body's ids to `out`. */
+  private renderBodyInto(out: IdBuffer, message: unknown): void {
     if (!isJsonObject(message)) throw new TypeError('a chat message must be an object');
     this.encodeInto(out, textOf(message.reasoning_content));
     this.encodeInto(out, textOf(message.content));
@@ -159,22 +237,22 @@ export class ToyTokenizer {
   }
 
   renderMessage(message: unknown): number[] {
-    const out: number[] = [];
-    this.renderMessageInto(out, message);
-    return out;
+    this.scratch.clear();
+    this.renderMessageInto(this.scratch, message);
+    return this.scratch.toArray();
   }
 
   /** The role token, then the body, appended to `out` (no message-sized array of its own, no unshift). */
-  private renderMessageInto(out: number[], message: unknown): void {
+  renderMessageInto(out: IdBuffer, message: unknown): void {
     if (!isJsonObject(message)) throw new TypeError('a chat message must be an object');
     out.push(this.roleToken(message.role));
     this.renderBodyInto(out, message);
   }
 
   renderMessages(messages: readonly unknown[]): number[] {
-    const out: number[] = [];
-    for (const m of messages) this.renderMessageInto(out, m);
-    return out;
+    this.scratch.clear();
+    for (const m of messages) this.renderMessageInto(this.scratch, m);
+    return this.scratch.toArray();
   }
 
   /** Readable text for ids: specials by name, learned words, unknown words as `<tok:ID>`. */

@@ -60,6 +60,8 @@ export const BenchResultSchema = z.object({
     tokens_per_leaf: z.number().int(),
     op_ms: z.number(),
     op_cpu_ms: z.number(),
+    first_op_ms: z.number(),
+    first_op_cpu_ms: z.number(),
     collect_ms: z.number(),
     encode_ms: z.number(),
     decode_ms: z.number(),

@@ -7,6 +7,7 @@ import { SessionState } from '../../fakes/session/state.ts';
 import { addTurn } from '../../fakes/session/testing/build-tree.ts';
 import { MAX_NODES, type TrajectoryNode } from '../../fakes/session/tree.ts';
 import { decodeSamples, encodeSamples } from '../../fakes/session/wire/codec.ts';
+import { ReplyBufferPool } from '../../fakes/session/wire/reply-buffers.ts';
 import { titoFamily } from '../../fakes/tokenizer/tito.ts';
 import { WORD_BASE } from '../../fakes/tokenizer/toy-tokenizer.ts';
 
@@ -25,6 +26,12 @@ export interface SamplesBenchOptions {
   readonly repeats: number;
   /** Records whose `input_ids` is the node-snapshot getter the chat route installs (else a plain copy). */
   readonly snapshotRecords: boolean;
+  /**
+   * Encode into reply buffers reused across repeats, each given back once the client side has decoded
+   * it, as the server's samples route does across requests (`wire/reply-buffers.ts`); else a fresh
+   * buffer each time. The first repeat always starts with no idle buffer: `first_op_*`.
+   */
+  readonly reuseReplyBuffer: boolean;
 }
 
 export const DEFAULT_SAMPLES_BENCH: SamplesBenchOptions = {
@@ -33,6 +40,7 @@ export const DEFAULT_SAMPLES_BENCH: SamplesBenchOptions = {
   tokensPerTurn: 2048,
   repeats: 3,
   snapshotRecords: true,
+  reuseReplyBuffer: true,
 };
 
 export interface SamplesBenchResult {
@@ -42,6 +50,9 @@ export interface SamplesBenchResult {
   /** collectSamples + encodeSamples, what the server does per request: wall time, then CPU time. */
   readonly op_ms: number;
   readonly op_cpu_ms: number;
+  /** The first repeat's collect + encode (a fresh reply buffer, as for a server's first samples request). */
+  readonly first_op_ms: number;
+  readonly first_op_cpu_ms: number;
   readonly collect_ms: number;
   readonly encode_ms: number;
   readonly decode_ms: number;
@@ -98,6 +109,9 @@ export function benchSamplesOp(o: SamplesBenchOptions = DEFAULT_SAMPLES_BENCH): 
     const c = process.cpuUsage(since);
     return (c.user + c.system) / 1000;
   };
+  const opWall: number[] = [];
+  const buffers = o.reuseReplyBuffer ? new ReplyBufferPool() : null;
+  const allocate = buffers === null ? undefined : (size: number) => buffers.take(size);
   let leaves = 0;
   let bytes = 0;
   for (let r = 0; r < o.repeats; r += 1) {
@@ -106,15 +120,18 @@ export function benchSamplesOp(o: SamplesBenchOptions = DEFAULT_SAMPLES_BENCH): 
     const reply = collectSamples(state, family, hooks, { maxSeqLen: null, agentMetadata: { reward: 1 } });
     const t1 = performance.now();
     const c1 = process.cpuUsage();
-    const wire = encodeSamples(reply);
+    const wire = encodeSamples(reply, allocate);
     const t2 = performance.now();
     const c2 = process.cpuUsage();
     const decoded = decodeSamples(wire);
     const t3 = performance.now();
+    // Sent and read: the route hands its buffer back at this point.
+    buffers?.give(wire);
     decodeCpu.push(cpuMs(c2));
     encodeCpu.push(cpuMs(c1) - decodeCpu.at(-1)!);
     opCpu.push(cpuMs(c0) - decodeCpu.at(-1)!);
     collectCpu.push(opCpu.at(-1)! - encodeCpu.at(-1)!);
+    opWall.push(t2 - t0);
     collect.push(t1 - t0);
     encode.push(t2 - t1);
     decode.push(t3 - t2);
@@ -127,6 +144,8 @@ export function benchSamplesOp(o: SamplesBenchOptions = DEFAULT_SAMPLES_BENCH): 
     tokens_per_leaf: o.turns * o.tokensPerTurn,
     op_ms: ms(median(collect) + median(encode)),
     op_cpu_ms: ms(median(opCpu)),
+    first_op_ms: ms(opWall[0] as number),
+    first_op_cpu_ms: ms(opCpu[0] as number),
     collect_ms: ms(median(collect)),
     encode_ms: ms(median(encode)),
     decode_ms: ms(median(decode)),

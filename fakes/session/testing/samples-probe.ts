@@ -10,6 +10,7 @@ import { collectSamples } from '../samples-op.ts';
 import { SessionState } from '../state.ts';
 import type { TrajectoryNode } from '../tree.ts';
 import { decodeSamples, encodeSamples } from '../wire/codec.ts';
+import type { Allocate } from '../wire/safetensors.ts';
 import { addTurn } from './build-tree.ts';
 
 /**
@@ -45,7 +46,8 @@ export interface ProbeOutcome {
   readonly summary: string;
 }
 
-export function probeOutcome(seed: number): ProbeOutcome {
+/** `allocate`: where the reply is encoded (default a fresh buffer; the reply-buffer test passes reused, dirtied ones). */
+export function probeOutcome(seed: number, allocate?: Allocate): ProbeOutcome {
   const r = rng(seed);
   const model: TitoModel = r.chance(0.4) ? 'glm47' : 'default';
   const family = titoFamily(model);
@@ -115,7 +117,7 @@ export function probeOutcome(seed: number): ProbeOutcome {
       },
       { maxSeqLen, agentMetadata },
     );
-    const wire = encodeSamples(reply);
+    const wire = encodeSamples(reply, allocate);
     hash.update(wire);
     const decoded = decodeSamples(wire);
     hash.update(

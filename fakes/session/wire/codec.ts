@@ -14,6 +14,7 @@ import { TextPieces } from '../text-pieces.ts';
 import { META_JSON_OPTIONS, metaTensor } from './meta-text.ts';
 import { runsTensor } from './run-tensors.ts';
 import {
+  type Allocate,
   type Dtype,
   decodeSafetensors,
   encodeSafetensors,
@@ -88,9 +89,12 @@ function tensorFor(field: TensorField, sample: WireSample): Tensor | null {
   return { dtype: 'I32', shape: value.shape, data: value.data };
 }
 
-/** Encodes a reply; throws (a 500 in the server) for values the wire dtypes cannot hold. */
-export function encodeSamples(reply: SamplesReply): Uint8Array {
-  return encodeFromRuns(reply) ?? encodeJoined(reply);
+/**
+ * Encodes a reply into `allocate`'s bytes (default a fresh buffer; the server's reused reply buffers,
+ * `reply-buffers.ts`); throws (a 500 in the server) for values the wire dtypes cannot hold.
+ */
+export function encodeSamples(reply: SamplesReply, allocate?: Allocate): Uint8Array {
+  return encodeFromRuns(reply, allocate) ?? encodeJoined(reply, allocate);
 }
 
 /** `encodeJoined`'s range checks on runs (an `Int32Array` run holds int64 values by construction). */
@@ -107,7 +111,7 @@ function runsFit(field: TensorField, runs: NumberRuns): boolean {
  * check or the meta needs the whole text (`meta-text.ts`): `encodeJoined` then gives the bytes or the
  * error, as before.
  */
-function encodeFromRuns(reply: SamplesReply): Uint8Array | null {
+function encodeFromRuns(reply: SamplesReply, allocate: Allocate | undefined): Uint8Array | null {
   const tensors = new Map<string, Tensor | WrittenTensor>();
   const nonce = randomUUID();
   const placeholder = (k: number) => `${nonce}:${k}`;
@@ -158,7 +162,7 @@ function encodeFromRuns(reply: SamplesReply): Uint8Array | null {
   const meta = metaTensor(text, placeholder, values);
   if (meta === null) return null;
   tensors.set(META_TENSOR, meta);
-  return encodeSafetensors(tensors);
+  return encodeSafetensors(tensors, allocate);
 }
 
 /** `metadata` with each deferred list of numbers replaced by its stand-in (same keys, same order). */
@@ -178,7 +182,7 @@ function withStandIns(
 }
 
 /** Every field read as a value (a deferred one is built): the reference path. */
-function encodeJoined(reply: SamplesReply): Uint8Array {
+function encodeJoined(reply: SamplesReply, allocate: Allocate | undefined): Uint8Array {
   const tensors = new Map<string, Tensor>();
   const metas = reply.samples.map((sample, index) => {
     const nulls: string[] = [];
@@ -205,7 +209,7 @@ function encodeJoined(reply: SamplesReply): Uint8Array {
   assertEncodableUtf8(meta);
   const metaBytes = Buffer.from(meta, 'utf8');
   tensors.set(META_TENSOR, { dtype: 'U8', shape: [metaBytes.length], data: metaBytes });
-  return encodeSafetensors(tensors);
+  return encodeSafetensors(tensors, allocate);
 }
 
 /**

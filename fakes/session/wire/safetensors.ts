@@ -168,8 +168,19 @@ function referenceOrder<T extends Tensor | WrittenTensor>(
   );
 }
 
-/** Serialises named tensors in the reference library's layout order. */
-export function encodeSafetensors(tensors: ReadonlyMap<string, Tensor | WrittenTensor>): Uint8Array {
+/** Where an encoder writes its output: `size` bytes, every one of which it writes. */
+export type Allocate = (size: number) => Uint8Array;
+
+const freshBytes: Allocate = (size) => new Uint8Array(size);
+
+/**
+ * Serialises named tensors in the reference library's layout order, into `allocate`'s bytes (which may
+ * hold an earlier reply: every byte is written).
+ */
+export function encodeSafetensors(
+  tensors: ReadonlyMap<string, Tensor | WrittenTensor>,
+  allocate: Allocate = freshBytes,
+): Uint8Array {
   const header: Record<string, unknown> = {};
   const ordered = referenceOrder(tensors);
   let offset = 0;
@@ -186,8 +197,8 @@ export function encodeSafetensors(tensors: ReadonlyMap<string, Tensor | WrittenT
   const headerBytesRaw = Buffer.byteLength(headerText, 'utf8');
   headerText += ' '.repeat((8 - ((8 + headerBytesRaw) % 8)) % 8);
   const headerBytes = Buffer.from(headerText, 'utf8');
-  const out = new Uint8Array(8 + headerBytes.length + offset);
-  const view = new DataView(out.buffer);
+  const out = allocate(8 + headerBytes.length + offset);
+  const view = new DataView(out.buffer, out.byteOffset, 8);
   view.setBigUint64(0, BigInt(headerBytes.length), true);
   out.set(headerBytes, 8);
   const base = 8 + headerBytes.length;

@@ -1,4 +1,7 @@
+import { AsciiWriter } from '../../common/ascii-writer.ts';
 import { pythonJsonDumps, pythonJsonPieces, pythonJsonPiecesToBytes } from '../../common/python-json.ts';
+import { promptSource } from './record.ts';
+import type { TokenSnapshot } from './token-snapshot.ts';
 
 /**
  * The body the session server forwards to the backend, as `json.dumps(body)` writes it (Python's
@@ -25,15 +28,22 @@ function messageText(message: unknown): string {
 
 /**
  * The UTF-8 bytes of `pythonJsonDumps(body)`: each message's cached text, every other value's pieces
- * (so `input_ids` is written as digits, not as a joined string: common/ascii-writer.ts).
+ * (so `input_ids` is written as digits, not as a joined string: common/ascii-writer.ts). An `input_ids`
+ * that is the chat route's prompt getter (record.ts `installPromptIds`) is written from its snapshot
+ * without building the array: each stored piece's digits written once and kept (`idsPieces`).
  */
 export function forwardedBodyBytes(body: Record<string, unknown>): Buffer {
-  const pieces: Array<string | readonly number[]> = ['{'];
+  const pieces: Array<string | readonly number[] | Uint8Array> = ['{'];
   let first = true;
   for (const key of Object.keys(body)) {
-    const value = body[key];
     pieces.push(`${first ? '' : ', '}${pythonJsonDumps(key)}: `);
     first = false;
+    const source = key === 'input_ids' ? promptSource(body) : null;
+    if (source !== null) {
+      idsPieces(source.snapshot, source.length, pieces);
+      continue;
+    }
+    const value = body[key];
     if (key === 'messages' && Array.isArray(value)) {
       pieces.push('[');
       for (let i = 0; i < value.length; i += 1) {
@@ -45,4 +55,51 @@ export function forwardedBodyBytes(body: Record<string, unknown>): Buffer {
   }
   pieces.push('}');
   return pythonJsonPiecesToBytes(pieces, ', ');
+}
+
+// The `", "`-joined digits of each whole typed-array piece of a snapshot (a node's own ids, never
+// changed), written the first time a prompt re-sends them: a session's prompts share all but their
+// last node's ids, so each id is written as digits once instead of once per later turn.
+const pieceTexts = new WeakMap<Int32Array, Uint8Array>();
+const pieceWriter = new AsciiWriter();
+
+/**
+ * The pieces of `pythonJsonDumps(snapshot.slice(0, length))`: `[`, each stored piece's digits joined
+ * by `", "`, `]`. Only when every piece is a typed array (32-bit integers: printed as `join` prints
+ * them); a plain tail (a float, `-0`, a huge id) takes `pythonJsonPieces` of the array.
+ */
+function idsPieces(
+  snapshot: TokenSnapshot,
+  length: number,
+  out: Array<string | readonly number[] | Uint8Array>,
+): void {
+  const stored = snapshot.pieces(0, length);
+  if (!stored.every((p) => p.data instanceof Int32Array)) {
+    for (const piece of pythonJsonPieces(snapshot.slice(0, length))) out.push(piece);
+    return;
+  }
+  out.push('[');
+  let first = true;
+  for (const { data, from, to } of stored) {
+    if (from === to) continue;
+    if (!first) out.push(', ');
+    first = false;
+    const ids = data as Int32Array;
+    if (from === 0 && to === ids.length) out.push(wholePieceText(ids));
+    else {
+      pieceWriter.ints(ids.subarray(from, to), ', ');
+      out.push(pieceWriter.bytes());
+    }
+  }
+  out.push(']');
+}
+
+function wholePieceText(ids: Int32Array): Uint8Array {
+  let text = pieceTexts.get(ids);
+  if (text === undefined) {
+    pieceWriter.ints(ids, ', ');
+    text = pieceWriter.bytes();
+    pieceTexts.set(ids, text);
+  }
+  return text;
 }

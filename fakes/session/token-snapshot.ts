@@ -14,12 +14,15 @@ export class TokenSnapshot {
   private readonly base: TokenSnapshot | null;
   private readonly baseLength: number;
   private readonly tail: Int32Array | readonly number[];
+  /** Every tail along the chain is a typed array: every id is a 32-bit integer (none is NaN). */
+  private readonly int32Only: boolean;
 
   private constructor(base: TokenSnapshot | null, baseLength: number, tail: Int32Array | readonly number[]) {
     this.base = base;
     this.baseLength = baseLength;
     this.tail = tail;
     this.length = baseLength + tail.length;
+    this.int32Only = tail instanceof Int32Array && (base === null || base.int32Only);
   }
 
   static readonly empty = new TokenSnapshot(null, 0, new Int32Array(0));
@@ -71,13 +74,6 @@ export class TokenSnapshot {
     for (let i = 0; i < more.length; i++) rest[own.length + i] = more[i] as number;
     const shared = known + parent.commonPrefixLengthFrom(known, rest);
     return { snapshot: new TokenSnapshot(parent, shared, compactTail(rest, shared - known)), shared };
-  }
-
-  /** Every stored id is a 32-bit integer (typed-array tails all along the chain): none is NaN. */
-  private get int32Only(): boolean {
-    for (let s: TokenSnapshot | null = this; s !== null; s = s.base)
-      if (!(s.tail instanceof Int32Array)) return false;
-    return true;
   }
 
   /** How many leading ids of `ids` equal this snapshot's ids from `start` on, by `===`. */

@@ -311,10 +311,11 @@ export function pythonJsonPieces(
  * The UTF-8 bytes of pieces (see `pythonJsonPieces`), integer arrays written as digits straight into the
  * bytes (a 32k-token prompt's `input_ids`), the rest as UTF-8: `Buffer.from(pythonJsonDumps(value,
  * options), 'utf8')` without the text; a `Uint8Array` piece is bytes already written, copied as they
- * are. Property-tested against the text path in python-json-fast-path.test.ts.
+ * are, and an `Int32Array` piece its ids' digits joined by `itemSep` without brackets (a run of a
+ * longer list). Property-tested against the text path in python-json-fast-path.test.ts.
  */
 export function pythonJsonPiecesToBytes(
-  pieces: ReadonlyArray<string | readonly number[] | Uint8Array>,
+  pieces: ReadonlyArray<string | readonly number[] | Uint8Array | Int32Array>,
   itemSep: string,
 ): Buffer {
   // No user code runs from here on (getters ran while the pieces were collected), so the shared
@@ -336,6 +337,7 @@ export function pythonJsonPiecesToBytes(
     run = [];
     runLength = 0;
     if (piece instanceof Uint8Array) writer.raw(piece);
+    else if (piece instanceof Int32Array) writer.ints(piece, itemSep);
     else if (typeof piece !== 'string') {
       writer.text('[');
       writer.ints(piece, itemSep);

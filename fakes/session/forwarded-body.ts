@@ -33,7 +33,7 @@ function messageText(message: unknown): string {
  * without building the array: each stored piece's digits written once and kept (`idsPieces`).
  */
 export function forwardedBodyBytes(body: Record<string, unknown>): Buffer {
-  const pieces: Array<string | readonly number[] | Uint8Array> = ['{'];
+  const pieces: Array<string | readonly number[] | Uint8Array | Int32Array> = ['{'];
   let first = true;
   for (const key of Object.keys(body)) {
     pieces.push(`${first ? '' : ', '}${pythonJsonDumps(key)}: `);
@@ -57,47 +57,53 @@ export function forwardedBodyBytes(body: Record<string, unknown>): Buffer {
   return pythonJsonPiecesToBytes(pieces, ', ');
 }
 
-// The `", "`-joined digits of each whole typed-array piece of a snapshot (a node's own ids, never
-// changed), written the first time a prompt re-sends them: a session's prompts share all but their
-// last node's ids, so each id is written as digits once instead of once per later turn.
+// The digits of each whole typed-array piece of a snapshot (a node's own ids, never changed), each
+// preceded by the `", "` that joins it to the piece before, written the first time a prompt re-sends
+// them: a session's prompts share all but their last node's ids, so each id is written as digits once
+// instead of once per later turn.
 const pieceTexts = new WeakMap<Int32Array, Uint8Array>();
 const pieceWriter = new AsciiWriter();
+const ITEM_SEP = ', ';
 
 /**
- * The pieces of `pythonJsonDumps(snapshot.slice(0, length))`: `[`, each stored piece's digits joined
- * by `", "`, `]`. Only when every piece is a typed array (32-bit integers: printed as `join` prints
- * them); a plain tail (a float, `-0`, a huge id) takes `pythonJsonPieces` of the array.
+ * The pieces of `pythonJsonDumps(snapshot.slice(0, length))`: `[`, each stored piece's ids joined by
+ * `", "`, `]`. Only when every piece is a typed array (32-bit integers: printed as `join` prints them);
+ * a plain tail (a float, `-0`, a huge id) takes `pythonJsonPieces` of the array.
  */
 function idsPieces(
   snapshot: TokenSnapshot,
   length: number,
-  out: Array<string | readonly number[] | Uint8Array>,
+  out: Array<string | readonly number[] | Uint8Array | Int32Array>,
 ): void {
   const stored = snapshot.pieces(0, length);
-  if (!stored.every((p) => p.data instanceof Int32Array)) {
-    for (const piece of pythonJsonPieces(snapshot.slice(0, length))) out.push(piece);
-    return;
+  for (const piece of stored) {
+    if (!(piece.data instanceof Int32Array)) {
+      for (const text of pythonJsonPieces(snapshot.slice(0, length))) out.push(text);
+      return;
+    }
   }
   out.push('[');
   let first = true;
   for (const { data, from, to } of stored) {
-    if (from === to) continue;
-    if (!first) out.push(', ');
-    first = false;
     const ids = data as Int32Array;
-    if (from === 0 && to === ids.length) out.push(wholePieceText(ids));
-    else {
-      pieceWriter.ints(ids.subarray(from, to), ', ');
-      out.push(pieceWriter.bytes());
+    if (from === 0 && to === ids.length) {
+      const text = wholePieceText(ids);
+      out.push(first ? text.subarray(ITEM_SEP.length) : text);
+    } else {
+      if (!first) out.push(ITEM_SEP);
+      out.push(ids.subarray(from, to));
     }
+    first = false;
   }
   out.push(']');
 }
 
+/** `", "` + the ids' digits joined by `", "`. */
 function wholePieceText(ids: Int32Array): Uint8Array {
   let text = pieceTexts.get(ids);
   if (text === undefined) {
-    pieceWriter.ints(ids, ', ');
+    pieceWriter.text(ITEM_SEP);
+    pieceWriter.ints(ids, ITEM_SEP);
     text = pieceWriter.bytes();
     pieceTexts.set(ids, text);
   }

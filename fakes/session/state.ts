@@ -63,20 +63,8 @@ export function validateSuffixRoles(family: TitoFamily, suffix: readonly unknown
 /**
  * The prompt ids for a request positioned at `attach` (spec §3.1): a full render for a new root (no role
  * gating), otherwise the parent snapshot through the family's junction plus the suffix render. The stored
- * prefix is never re-rendered.
- */
-export function preparePretokenized(
-  family: TitoFamily,
-  attach: TrajectoryNode | null,
-  messages: readonly unknown[],
-  kwargs: TemplateKwargs,
-): number[] {
-  return preparePrompt(family, attach, messages, kwargs).toArray();
-}
-
-/**
- * `preparePretokenized` as a snapshot: the ids kept of the parent's snapshot stay its own by reference
- * (no 32k-element copy per call), the rest is the junction's and the suffix's render.
+ * prefix is never re-rendered. A snapshot: the ids kept of the parent's stay its own by reference (no
+ * 32k-element copy per call; `toArray()` gives the plain list).
  */
 export function preparePrompt(
   family: TitoFamily,

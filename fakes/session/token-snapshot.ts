@@ -101,19 +101,6 @@ export class TokenSnapshot {
     return out;
   }
 
-  /**
-   * `ids.slice(0, end).concat(more)` in one fresh array, sized once: a child prompt is most of its
-   * parent's snapshot plus a short render, and building it as a slice then a concat copies the 32k
-   * ids twice.
-   */
-  prefixThen(end: number, more: readonly number[]): number[] {
-    const to = Math.max(0, Math.min(end, this.length));
-    const out = new Array<number>(to + more.length);
-    this.copyInto(out, 0, to);
-    for (let i = 0; i < more.length; i++) out[to + i] = more[i] as number;
-    return out;
-  }
-
   private copyInto(out: number[], from: number, to: number): void {
     for (const [ids, offset, segStart, segEnd] of this.segments(to)) {
       const a = Math.max(segStart, from);

@@ -98,7 +98,7 @@ export class AsciiWriter {
    * integer takes the digit path and any other number (`-0` prints `0` there too, a fraction, `1e+21`)
    * its `String` text.
    */
-  ints(ids: readonly number[], sep: string): void {
+  ints(ids: readonly number[] | Int32Array, sep: string): void {
     if (!isShortAscii(sep)) {
       // Not a separator JSON or a join here uses; kept correct, not fast.
       this.text(ids.join(sep));
@@ -125,6 +125,13 @@ export class AsciiWriter {
       pos = writeInt32Text(buf, pos, v);
     }
     this.pos = pos;
+  }
+
+  /** Appends `bytes` as they are. */
+  raw(bytes: Uint8Array): void {
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
   }
 
   /** What was written so far, as a view valid until the next write or reset (no copy). */

@@ -310,11 +310,12 @@ export function pythonJsonPieces(
 /**
  * The UTF-8 bytes of pieces (see `pythonJsonPieces`), integer arrays written as digits straight into the
  * bytes (a 32k-token prompt's `input_ids`), the rest as UTF-8: `Buffer.from(pythonJsonDumps(value,
- * options), 'utf8')` without the text. Property-tested against the text path in
- * python-json-fast-path.test.ts.
+ * options), 'utf8')` without the text; a `Uint8Array` piece is bytes already written, copied as they
+ * are, and an `Int32Array` piece its ids' digits joined by `itemSep` without brackets (a run of a
+ * longer list). Property-tested against the text path in python-json-fast-path.test.ts.
  */
 export function pythonJsonPiecesToBytes(
-  pieces: ReadonlyArray<string | readonly number[]>,
+  pieces: ReadonlyArray<string | readonly number[] | Uint8Array | Int32Array>,
   itemSep: string,
 ): Buffer {
   // No user code runs from here on (getters ran while the pieces were collected), so the shared
@@ -335,7 +336,9 @@ export function pythonJsonPiecesToBytes(
     if (run.length > 0) writer.text(run.join(''));
     run = [];
     runLength = 0;
-    if (typeof piece !== 'string') {
+    if (piece instanceof Uint8Array) writer.raw(piece);
+    else if (piece instanceof Int32Array) writer.ints(piece, itemSep);
+    else if (typeof piece !== 'string') {
       writer.text('[');
       writer.ints(piece, itemSep);
       writer.text(']');

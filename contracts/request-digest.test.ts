@@ -43,3 +43,27 @@ it('digests the canonical JSON of any parsed message list, however its objects s
   );
   expect(seen.proto).toBeGreaterThan(10);
 });
+
+it('digests long lists of short and long messages alike (texts hashed a run of messages at a time)', () => {
+  const message = fc.oneof(
+    {
+      weight: 6,
+      arbitrary: fc.record({ role: fc.constantFrom('user', 'tool'), content: fc.string({ maxLength: 30 }) }),
+    },
+    // Long texts (a 32k-token observation is tens of KB), so the run length adapts down and up again.
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.integer({ min: 9000, max: 40_000 }), fc.string({ maxLength: 3 }))
+        .map(([n, s]) => ({ content: `${'é'.repeat(n)}${s}` })),
+    },
+    { weight: 1, arbitrary: json },
+  );
+  fc.assert(
+    fc.property(fc.array(message, { minLength: 30, maxLength: 160 }), (list) => {
+      const parsed = JSON.parse(JSON.stringify(list)) as unknown[];
+      expect(messagesDigest(parsed)).toBe(sha(canonicalJson(parsed)));
+    }),
+    { numRuns: 40 },
+  );
+});

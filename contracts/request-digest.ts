@@ -62,9 +62,17 @@ export function messagesDigest(messages: readonly unknown[]): string {
   // 32k-token history as one string is a 200 KB temporary, and another in UTF-8 for the hash).
   if (collectKeys(messages, keys)) {
     const order = [...keys].sort();
-    for (let i = 0; i < messages.length; i++) {
+    // Several messages a call (a list's text is its messages' texts joined by commas): a hash update
+    // costs about what writing a short message does, and most messages are short. The count adapts so
+    // each text stays a few tens of KB, never a large-object string.
+    let count = 32;
+    for (let i = 0; i < messages.length; ) {
+      const text = JSON.stringify(messages.slice(i, i + count), order);
       if (i > 0) hash.update(',');
-      hash.update(JSON.stringify(messages[i], order), 'utf8');
+      hash.update(text.slice(1, -1), 'utf8');
+      i += count;
+      if (text.length > 65_536) count = Math.max(1, count >> 1);
+      else if (text.length < 16_384 && count < 64) count <<= 1;
     }
     return hash.update(']').digest('hex');
   }

@@ -13,6 +13,7 @@ import { type TitoFamily, type TitoModel, titoFamily } from '../tokenizer/tito.t
 import { splitWords } from '../tokenizer/toy-tokenizer.ts';
 import { buildChatCompletion, completionId, errorBody } from './completion.ts';
 import { createPolicyEvents, type PolicyEvents } from './events.ts';
+import type { SplitBody } from './input-ids-body.ts';
 import { type IdsHashes, idsDigest, PromptHashes } from './prompt-hashes.ts';
 import { PolicyRequestLog } from './request-log.ts';
 import { type ReplyFormat, syntheticReply } from './synthetic.ts';
@@ -64,6 +65,11 @@ export interface PolicyRequestLike {
   readonly url: string;
   readonly headers: { get(name: string): string | null };
   json(): Promise<unknown>;
+  /**
+   * The body split as `input_ids-body.ts` reads it (the rest parsed, the ids read from the bytes), or
+   * null to take `json()`; absent on msw's `Request`.
+   */
+  splitInputIds?(): SplitBody | null;
 }
 
 /** A chat answer: `status` with `body` written as `HttpResponse.json` writes it (JSON.stringify). */
@@ -92,6 +98,9 @@ interface Answer {
 }
 
 const DEFAULT_MODEL = 'toy-policy';
+
+/** A request's prompt ids: parsed from the JSON, or read from the bytes (input-ids-body.ts). */
+type PromptIds = readonly number[] | Int32Array;
 
 function intArray(v: unknown): number[] | null {
   return Array.isArray(v) && v.every((x) => Number.isInteger(x)) ? (v as number[]) : null;
@@ -172,7 +181,7 @@ export function createPolicy(options: PolicyOptions): Policy {
   const answerChat = (
     request: PolicyRequestLike,
     body: Record<string, unknown>,
-    promptIds: readonly number[],
+    promptIds: PromptIds,
     directive: Directive | null,
     /** The prompt's running hashes (fakes/policy/prompt-hashes.ts), computed when first asked for. */
     promptHashesOf: () => IdsHashes,
@@ -284,7 +293,7 @@ export function createPolicy(options: PolicyOptions): Policy {
     const record = (
       answer: Answer,
       messages: readonly unknown[],
-      inputIds: number[] | null,
+      inputIds: PromptIds | null,
       inputIdsHashes: IdsHashes | null,
       d: Directive | null,
     ) =>
@@ -308,8 +317,15 @@ export function createPolicy(options: PolicyOptions): Policy {
     const reply = (answer: Answer): PolicyChatReply => ({ status: answer.status, body: answer.body });
 
     let body: unknown;
+    // The ids read straight from the bytes when the body has the session server's layout.
+    let splitIds: Int32Array | null = null;
     try {
-      body = await request.json();
+      const split = request.splitInputIds?.() ?? null;
+      if (split === null) body = await request.json();
+      else {
+        body = split.rest;
+        splitIds = split.inputIds;
+      }
     } catch (error) {
       const answer = {
         status: 400,
@@ -323,7 +339,7 @@ export function createPolicy(options: PolicyOptions): Policy {
     }
     const parsed = isJsonObject(body) ? body : {};
     const messages = Array.isArray(parsed.messages) ? parsed.messages : [];
-    const inputIds = intArray(parsed.input_ids);
+    const inputIds: PromptIds | null = splitIds ?? intArray(parsed.input_ids);
     // Hashed once per request: the log's digest and (synthetic mode) the reply's seed and id.
     const inputIdsHashes = inputIds === null ? null : hashes.idsHashes(routingKey, inputIds);
     const directiveParse = parseDirective(request.headers.get(DIRECTIVE_HEADER));
@@ -339,7 +355,7 @@ export function createPolicy(options: PolicyOptions): Policy {
       return reply(answer);
     }
     const kwargs = isJsonObject(parsed.chat_template_kwargs) ? parsed.chat_template_kwargs : {};
-    let promptIds: readonly number[];
+    let promptIds: PromptIds;
     try {
       promptIds = inputIds ?? family.renderPrompt(messages, kwargs);
     } catch (error) {

@@ -15,6 +15,9 @@ import { AsciiWriter } from '../../common/ascii-writer.ts';
  * prompt-hashes.test.ts.
  */
 
+/** A prompt's ids: a parsed list, or read from the body's bytes as int32 (input-ids-body.ts). */
+type Ids = readonly number[] | Int32Array;
+
 /** The running hashes of a list of ids (none finalized). */
 export interface IdsHashes {
   /** CRC-32 of `ids.join(',')` (the completion id's seed text, before its `#counter`). */
@@ -42,7 +45,7 @@ interface Entry {
 }
 
 /** Whether `ids` starts with the first `length` ids of `prefix`, by `===`. */
-function startsWith(ids: readonly number[], prefix: Int32Array, length: number): boolean {
+function startsWith(ids: Ids, prefix: Int32Array, length: number): boolean {
   if (length > ids.length || length > prefix.length) return false;
   for (let i = 0; i < length; i++) if (ids[i] !== prefix[i]) return false;
   return true;
@@ -53,7 +56,7 @@ function startsWith(ids: readonly number[], prefix: Int32Array, length: number):
 // Only 32-bit integers are kept (an Int32Array holds them exactly; -0 is kept as 0, which `===` -0).
 
 /** Copies `ids[from:]` into the entry at `from` (growing it); false when an id is not a 32-bit integer. */
-function store(entry: Entry, ids: readonly number[], from: number): boolean {
+function store(entry: Entry, ids: Ids, from: number): boolean {
   if (entry.ids.length < ids.length) {
     const grown = new Int32Array(Math.ceil(ids.length * 1.25) + 1024);
     grown.set(entry.ids.subarray(0, from));
@@ -74,7 +77,7 @@ let int32Scratch = new Int32Array(1024);
 let float64Scratch = new Float64Array(1024);
 
 /** The hashes after `ids[from:]` appended; `state` itself is left as it was (its hash is copied). */
-function extendIds(state: IdsHashes, ids: readonly number[], from: number): IdsHashes {
+function extendIds(state: IdsHashes, ids: Ids, from: number): IdsHashes {
   const n = ids.length - from;
   if (from > 0) text.text(',');
   text.ints(from === 0 ? ids : ids.slice(from), ',');
@@ -108,7 +111,7 @@ export class PromptHashes {
   }
 
   /** The running hashes of `ids` (a null key: computed whole, nothing kept). */
-  idsHashes(key: string | null, ids: readonly number[]): IdsHashes {
+  idsHashes(key: string | null, ids: Ids): IdsHashes {
     const previous = key === null ? undefined : this.entries.get(key);
     const reuse = previous !== undefined && startsWith(ids, previous.ids, previous.length);
     const from = reuse ? previous.length : 0;

@@ -11,7 +11,12 @@ import { type BackendClient, BackendTransportError } from './backend.ts';
 import { HttpFailure, internalServerError, jsonError, sessionNotFound } from './errors.ts';
 import { forwardedBodyBytes } from './forwarded-body.ts';
 import { MatcherError } from './matcher.ts';
-import { promptIdsFromSnapshot, type SessionRecord, shareStoredMessages } from './record.ts';
+import {
+  installPromptIds,
+  promptIdsFromSnapshot,
+  type SessionRecord,
+  shareStoredMessages,
+} from './record.ts';
 import {
   chatClientResponse,
   extractCompletion,
@@ -19,7 +24,8 @@ import {
   type OutgoingResponse,
   passThrough,
 } from './responses.ts';
-import { commitGeneration, positionForRequest, preparePretokenized, type SessionState } from './state.ts';
+import { commitGeneration, positionForRequest, preparePrompt, type SessionState } from './state.ts';
+import type { TokenSnapshot } from './token-snapshot.ts';
 
 /**
  * `POST /sessions/{id}/v1/chat/completions` in v2 (spec §1.7): Phase 1 under the session lock (parse,
@@ -56,7 +62,7 @@ interface Prepared {
   readonly payload: Buffer;
   readonly stream: boolean;
   readonly messages: unknown[];
-  readonly promptIds: number[];
+  readonly prompt: TokenSnapshot;
   readonly attachParent: SessionState['activeLeaf'];
 }
 
@@ -123,17 +129,18 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
   }
   // Memory and speed only (record.ts, forwarded-body.ts): the re-sent history becomes the stored objects.
   shareStoredMessages(messages, attach);
-  let promptIds: number[];
+  let prompt: TokenSnapshot;
   try {
-    promptIds = preparePretokenized(config.family, attach, messages, kwargs);
+    prompt = preparePrompt(config.family, attach, messages, kwargs);
   } catch (error) {
     if (error instanceof HttpFailure) throw error;
     throw internalServerError(error);
   }
-  body.input_ids = promptIds;
+  // `body.input_ids = prompt.toArray()` without the array: a getter giving it on each read (record.ts).
+  installPromptIds(body, prompt, prompt.length);
   // The bytes of `pythonJsonDumps(body)`: re-sent messages' texts cached, `input_ids` written as digits.
   const payload = forwardedBodyBytes(body);
-  return { body, payload, stream, messages, promptIds, attachParent: state.activeLeaf };
+  return { body, payload, stream, messages, prompt, attachParent: state.activeLeaf };
 }
 
 function responseIdOf(response: Record<string, unknown>): string | null {
@@ -188,7 +195,7 @@ export async function handleChat(config: ChatConfig, chat: IncomingChat): Promis
       const node = commitGeneration(state, {
         attachParent: prepared.attachParent,
         requestMessages: prepared.messages,
-        promptIds: prepared.promptIds,
+        prompt: prepared.prompt,
         completionIds: completion.completionIds,
         assistantMessage: completion.assistantMessage,
         record,

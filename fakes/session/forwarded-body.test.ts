@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { PythonFloat, pythonJsonDumps, pythonJsonLoads } from '../../common/python-json.ts';
 import { pythonJson } from '../../test/helpers/python-oracle.ts';
 import { forwardedBodyBytes } from './forwarded-body.ts';
+import { installPromptIds } from './record.ts';
+import { TokenSnapshot } from './token-snapshot.ts';
 
 const forwardedBodyJson = (body: Record<string, unknown>): string =>
   forwardedBodyBytes(body).toString('utf8');
@@ -80,6 +82,49 @@ describe('forwardedBodyBytes', () => {
           expect(forwardedBodyJson(body)).toBe(expected);
         }
       }),
+    );
+  });
+
+  it('writes an `input_ids` prompt getter (record.ts) from its snapshot as pythonJsonDumps reads it', () => {
+    // Mostly 32-bit ids (typed-array pieces, their digits cached), sometimes what a plain tail keeps.
+    const tokenId = fc.oneof(
+      { weight: 12, arbitrary: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }) },
+      { weight: 1, arbitrary: fc.constantFrom(-0, 0.5, 2 ** 31, 2 ** 53, 1e21, Number.NaN) },
+    );
+    const steps = fc.array(fc.tuple(fc.nat({ max: 40 }), fc.array(tokenId, { maxLength: 20 })), {
+      minLength: 1,
+      maxLength: 6,
+    });
+    fc.assert(
+      fc.property(
+        steps,
+        fc.nat({ max: 40 }),
+        fc.array(tokenId, { maxLength: 8 }),
+        extras,
+        fc.nat({ max: 2 }),
+        (chain, keep, more, extra, where) => {
+          // A chain of node snapshots, then a prompt extending the last one (the chat route's).
+          let ids: number[] = [];
+          let node: TokenSnapshot | null = null;
+          for (const [kept, added] of chain) {
+            ids = ids.slice(0, kept).concat(added);
+            node = TokenSnapshot.of(ids, node);
+          }
+          const prompt = TokenSnapshot.extend(node!, keep, more);
+          const body: Record<string, unknown> =
+            where === 0
+              ? { input_ids: 0, ...extra }
+              : { ...extra, messages: [{ role: 'user', content: 'é' }] };
+          installPromptIds(body, prompt, prompt.length);
+          if (where === 2) body.last = true;
+          // pythonJsonDumps reads the getter: the plain array, written by the general writer.
+          const expected = pythonJsonDumps(body);
+          expect(forwardedBodyJson(body)).toBe(expected);
+          // Again, with the pieces' digits now cached.
+          expect(forwardedBodyJson(body)).toBe(expected);
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 

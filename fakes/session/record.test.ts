@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PythonFloat, pythonJsonDumps } from '../../common/python-json.ts';
-import { promptIdsFromSnapshot, promptSource, shareStoredMessages } from './record.ts';
+import { installPromptIds, promptIdsFromSnapshot, promptSource, shareStoredMessages } from './record.ts';
 import { buildForest, forestCase, parseMessage } from './testing/near-miss-forest.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
 import { pathMessages } from './tree.ts';
@@ -30,6 +30,39 @@ describe('promptIdsFromSnapshot', () => {
           expect(JSON.stringify(request)).toBe(JSON.stringify({ ...request }));
           expect(Object.keys(request)).toEqual(['model', 'messages', 'input_ids', 'logprobs']);
           expect(Object.getOwnPropertyDescriptor(request, 'input_ids')?.get).toBeTypeOf('function');
+        },
+      ),
+    );
+  });
+});
+
+describe('installPromptIds', () => {
+  it('reads as the plain prompt would, and hands over to the committed snapshot as a plain value does', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat({ max: 200_000 }), { maxLength: 30 }),
+        fc.nat({ max: 30 }),
+        fc.array(fc.nat({ max: 200_000 }), { maxLength: 10 }),
+        fc.boolean(),
+        fc.integer({ min: -1, max: 1 }),
+        (ids, keep, more, present, lengthOff) => {
+          // The chat route's prompt: the first `keep` ids of a parent's snapshot, then its own.
+          const parent = TokenSnapshot.of(ids);
+          const prompt = TokenSnapshot.extend(parent, keep, more);
+          const plainIds = prompt.toArray();
+          const plain: Record<string, unknown> = present ? { input_ids: 0, model: 'm' } : { model: 'm' };
+          const lazy: Record<string, unknown> = present ? { input_ids: 0, model: 'm' } : { model: 'm' };
+          plain.input_ids = plainIds;
+          installPromptIds(lazy, prompt, prompt.length);
+          expect(pythonJsonDumps(lazy)).toBe(pythonJsonDumps(plain));
+          expect(Object.keys(lazy)).toEqual(Object.keys(plain));
+          // The commit: the node's snapshot (prompt + completion) replaces it only at the prompt's length.
+          const node = TokenSnapshot.of(plainIds.concat([7, 8]), parent);
+          const length = plainIds.length + lengthOff;
+          promptIdsFromSnapshot(plain, node, length);
+          promptIdsFromSnapshot(lazy, node, length);
+          expect(pythonJsonDumps(lazy)).toBe(pythonJsonDumps(plain));
+          expect(promptSource(lazy)?.snapshot).toBe(lengthOff === 0 ? node : prompt);
         },
       ),
     );

@@ -55,9 +55,29 @@ export function promptIdsFromSnapshot(
   snapshot: TokenSnapshot,
   promptLength: number,
 ): void {
-  if (!Array.isArray(request.input_ids) || request.input_ids.length !== promptLength) return;
-  const get = () => snapshot.slice(0, promptLength);
-  promptSources.set(get, { snapshot, length: promptLength });
+  // A getter installed here already says its length without building the array.
+  const source = promptSource(request);
+  if (source !== null ? source.length !== promptLength : !isPromptOfLength(request.input_ids, promptLength))
+    return;
+  installPromptIds(request, snapshot, promptLength);
+}
+
+function isPromptOfLength(value: unknown, length: number): boolean {
+  return Array.isArray(value) && value.length === length;
+}
+
+/**
+ * Sets `request.input_ids` (same key position when present, else last) to a getter reading
+ * `snapshot.slice(0, length)`: a fresh plain array on each read. The chat route installs one over the
+ * prompt it sends, then over the committed node's snapshot.
+ */
+export function installPromptIds(
+  request: Record<string, unknown>,
+  snapshot: TokenSnapshot,
+  length: number,
+): void {
+  const get = () => snapshot.slice(0, length);
+  promptSources.set(get, { snapshot, length });
   Object.defineProperty(request, 'input_ids', { get, enumerable: true, configurable: true });
 }
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TITO_MODELS, titoFamily } from '../tokenizer/tito.ts';
 import { HttpFailure } from './errors.ts';
-import { assertPretokenizedPrefix, positionForRequest, preparePretokenized, SessionState } from './state.ts';
+import { assertPretokenizedPrefix, positionForRequest, preparePrompt, SessionState } from './state.ts';
 import { addTurn } from './testing/build-tree.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
 
@@ -60,10 +60,10 @@ describe('session state', () => {
     const messages = [...root.deltaMessages, { role: 'tool', content: 't' }];
     expect(positionForRequest(state, messages)).toBe(root);
     expect(state.activeLeaf).toBe(root);
-    expect(preparePretokenized(family, root, messages, {}).slice(0, 5)).toEqual([1, 2, 3, 10, 5]);
+    expect(preparePrompt(family, root, messages, {}).slice(0, 5)).toEqual([1, 2, 3, 10, 5]);
     expect(positionForRequest(state, [{ role: 'developer', content: 'x' }])).toBeNull();
     expect(state.activeLeaf).toBeNull();
-    expect(preparePretokenized(family, null, [{ role: 'developer', content: 'x' }], {})[0]).toBe(6);
+    expect(preparePrompt(family, null, [{ role: 'developer', content: 'x' }], {}).slice(0, 1)[0]).toBe(6);
   });
 
   it('builds a child prompt as mergeTokens(the whole snapshot, suffix) does, for every family', () => {
@@ -95,7 +95,7 @@ describe('session state', () => {
           const attach = node!;
           const messages = [...Array.from({ length: attach.depth }, () => ({})), ...suffix];
           const expected = family.mergeTokens(attach.tokens.toArray(), suffix, kwargs);
-          const got = preparePretokenized(family, attach, messages, kwargs);
+          const got = preparePrompt(family, attach, messages, kwargs).toArray();
           expect(got.length).toBe(expected.length);
           // A loop, not `every`: a hole left in the built array must count as a difference.
           for (let i = 0; i < expected.length; i++)

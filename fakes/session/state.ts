@@ -63,31 +63,33 @@ export function validateSuffixRoles(family: TitoFamily, suffix: readonly unknown
 /**
  * The prompt ids for a request positioned at `attach` (spec §3.1): a full render for a new root (no role
  * gating), otherwise the parent snapshot through the family's junction plus the suffix render. The stored
- * prefix is never re-rendered.
+ * prefix is never re-rendered. A snapshot: the ids kept of the parent's stay its own by reference (no
+ * 32k-element copy per call; `toArray()` gives the plain list).
  */
-export function preparePretokenized(
+export function preparePrompt(
   family: TitoFamily,
   attach: TrajectoryNode | null,
   messages: readonly unknown[],
   kwargs: TemplateKwargs,
-): number[] {
-  if (attach === null) return family.renderPrompt(messages, kwargs);
+): TokenSnapshot {
+  if (attach === null) return TokenSnapshot.of(family.renderPrompt(messages, kwargs));
   const suffix = messages.slice(attach.depth);
   validateSuffixRoles(family, suffix);
   // The junction rule may rewrite or drop only the snapshot's last `maxTrimTokens` ids (what
-  // `max_trim_tokens` allows), so the family merges just the snapshot's tail and the rest is copied
-  // once, straight from the snapshot: `mergeTokens(snapshot, …)` would copy the whole context twice
+  // `max_trim_tokens` allows), so the family merges just the snapshot's tail and the rest is kept
+  // straight from the snapshot: `mergeTokens(snapshot, …)` would copy the whole context twice
   // (read back, then concatenated). Property-tested against that in state.test.ts, for every family.
   const tokens = attach.tokens;
   const head = Math.max(0, tokens.length - family.maxTrimTokens - 1);
   const merged = family.mergeTokens(tokens.slice(head, tokens.length), suffix, kwargs);
-  return tokens.prefixThen(head, merged);
+  return TokenSnapshot.extend(tokens, head, merged);
 }
 
 export interface Generation {
   readonly attachParent: TrajectoryNode | null;
   readonly requestMessages: readonly unknown[];
-  readonly promptIds: readonly number[];
+  /** The prompt sent (`preparePrompt`). */
+  readonly prompt: TokenSnapshot;
   readonly completionIds: readonly number[];
   readonly assistantMessage: unknown;
   readonly record: SessionRecord;
@@ -112,34 +114,47 @@ export function assertPretokenizedPrefix(
   let i = 0;
   if (stored instanceof TokenSnapshot) i = Math.min(commonPrefix ?? stored.commonPrefixLength(all), checkLen);
   else while (i < checkLen && i < all.length && stored[i] === all[i]) i += 1;
-  if (i === checkLen) return;
+  prefixCheck(stored.length, all.length, maxTrimTokens, i, requestMessages, assistantMessage);
+}
+
+/** The check itself, given how many leading ids (at most the checked count) matched. */
+function prefixCheck(
+  storedLength: number,
+  allLength: number,
+  maxTrimTokens: number,
+  matched: number,
+  requestMessages: readonly unknown[],
+  assistantMessage: unknown,
+): void {
+  const checkLen = storedLength - maxTrimTokens;
+  if (storedLength === 0 || checkLen <= 0 || matched === checkLen) return;
   throw jsonError(
     500,
-    `pretokenized prefix mismatch: stored ${stored.length} tokens (checking first ${checkLen}, allowing ${maxTrimTokens} trailing) are not a prefix of prompt_token_ids + completion_token_ids (${all.length} tokens), first mismatch at index ${i}, matched ${i}/${checkLen} prefix tokens\nrequest_messages=${pythonRepr(requestMessages)}\nassistant_message=${pythonRepr(assistantMessage)}`,
+    `pretokenized prefix mismatch: stored ${storedLength} tokens (checking first ${checkLen}, allowing ${maxTrimTokens} trailing) are not a prefix of prompt_token_ids + completion_token_ids (${allLength} tokens), first mismatch at index ${matched}, matched ${matched}/${checkLen} prefix tokens\nrequest_messages=${pythonRepr(requestMessages)}\nassistant_message=${pythonRepr(assistantMessage)}`,
   );
 }
 
 /** `commit_generation` (spec §2.8): prefix check, node cap, append under the captured parent, move the view. */
 export function commitGeneration(state: SessionState, gen: Generation): TrajectoryNode {
-  const all = gen.promptIds.concat(gen.completionIds);
   const parent = gen.attachParent;
-  // Measured once: the prefix check and the node's snapshot (what it shares with the parent's) both need it.
-  const shared = parent === null ? 0 : parent.tokens.commonPrefixLength(all);
-  assertPretokenizedPrefix(
-    parent?.tokens ?? [],
-    all,
+  // The node's snapshot and the common prefix it shares with the parent's, measured once: the prefix
+  // check needs that length too. No plain `prompt + completion` array is built (TokenSnapshot.concatFor).
+  const { snapshot, shared } = gen.prompt.concatFor(gen.completionIds, parent?.tokens ?? null);
+  const storedLength = parent?.tokens.length ?? 0;
+  prefixCheck(
+    storedLength,
+    snapshot.length,
     gen.maxTrimTokens,
+    Math.min(shared, storedLength - gen.maxTrimTokens),
     gen.requestMessages,
     gen.assistantMessage,
-    shared,
   );
   const parentDepth = parent?.depth ?? 0;
   const node = state.tree.createNode({
     parent,
     deltaMessages: [...gen.requestMessages.slice(parentDepth), gen.assistantMessage],
-    tokenIds: all,
-    sharedWithParent: shared,
-    completionSpan: [gen.promptIds.length, all.length],
+    tokenIds: snapshot,
+    completionSpan: [gen.prompt.length, snapshot.length],
     committedAt: gen.record.timestamp,
     responseId: gen.responseId,
     record: gen.record,

@@ -91,6 +91,63 @@ describe('TokenSnapshot', () => {
     );
   });
 
+  it('extends a snapshot as slice + concat, and builds the child of prompt + more that `of` builds', () => {
+    // NaN too: a plain tail may hold one (a backend's NaN id), and `===` never matches it.
+    const odd = fc.oneof({ weight: 6, arbitrary: id }, { weight: 1, arbitrary: fc.constant(Number.NaN) });
+    const oddChain = fc.array(fc.tuple(fc.nat({ max: 60 }), fc.array(odd, { maxLength: 25 })), {
+      minLength: 1,
+      maxLength: 8,
+    });
+    fc.assert(
+      fc.property(
+        oddChain,
+        fc.nat({ max: 7 }),
+        fc.nat({ max: 80 }),
+        fc.array(odd, { maxLength: 12 }),
+        fc.array(odd, { maxLength: 12 }),
+        fc.nat({ max: 7 }),
+        (steps, at, keep, more, completion, parentAt) => {
+          const built = build(steps);
+          const base = built[at % built.length]!;
+          // The prompt: the first `keep` ids of a snapshot, then new ones (the chat route's `extend`).
+          const prompt = TokenSnapshot.extend(base.snapshot, keep, more);
+          const promptIds = base.ids.slice(0, keep).concat(more);
+          expect(sameIds(prompt.toArray(), promptIds)).toBe(true);
+          expect(prompt.length).toBe(promptIds.length);
+          // Its child under the snapshot it extends (the commit) or under another one (any parent).
+          const parent =
+            parentAt % 3 === 0
+              ? null
+              : parentAt % 3 === 1
+                ? base.snapshot
+                : built[parentAt % built.length]!.snapshot;
+          const all = promptIds.concat(completion);
+          const expectedShared = parent === null ? 0 : parent.commonPrefixLength(all);
+          const expected = TokenSnapshot.of(all, parent, expectedShared);
+          const { snapshot, shared } = prompt.concatFor(completion, parent);
+          expect(shared).toBe(expectedShared);
+          expect(sameIds(snapshot.toArray(), all)).toBe(true);
+          // The same layout: the same parent arrays by reference, the same own tail.
+          const layout = (s: TokenSnapshot) =>
+            s.pieces(0, s.length).map((p, i, list) => ({
+              from: p.from,
+              to: p.to,
+              data: i === list.length - 1 ? Array.from(p.data) : p.data,
+            }));
+          const got = layout(snapshot);
+          const want = layout(expected);
+          expect(got.length).toBe(want.length);
+          got.forEach((piece, i) => {
+            expect([piece.from, piece.to]).toEqual([want[i]!.from, want[i]!.to]);
+            if (Array.isArray(piece.data)) expect(sameIds(piece.data, want[i]!.data as number[])).toBe(true);
+            else expect(piece.data).toBe(want[i]!.data);
+          });
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
   it('keeps no reference to the array it was built from', () => {
     const ids = [1, 2, 3];
     const snapshot = TokenSnapshot.of(ids);

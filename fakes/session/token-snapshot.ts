@@ -14,12 +14,15 @@ export class TokenSnapshot {
   private readonly base: TokenSnapshot | null;
   private readonly baseLength: number;
   private readonly tail: Int32Array | readonly number[];
+  /** Every tail along the chain is a typed array: every id is a 32-bit integer (none is NaN). */
+  private readonly int32Only: boolean;
 
   private constructor(base: TokenSnapshot | null, baseLength: number, tail: Int32Array | readonly number[]) {
     this.base = base;
     this.baseLength = baseLength;
     this.tail = tail;
     this.length = baseLength + tail.length;
+    this.int32Only = tail instanceof Int32Array && (base === null || base.int32Only);
   }
 
   static readonly empty = new TokenSnapshot(null, 0, new Int32Array(0));
@@ -36,6 +39,53 @@ export class TokenSnapshot {
     return new TokenSnapshot(shared === 0 ? null : parent, shared, compactTail(ids, shared));
   }
 
+  /**
+   * `base.slice(0, keep).concat(more)` as a snapshot, without the copy: the first `keep` ids (clamped)
+   * stay `base`'s by reference, `more` is copied as a tail. A child's prompt is most of its parent's
+   * snapshot plus a short render; built as a plain array it is a fresh 32k-element copy per call at long
+   * contexts, read again by the commit (docs/performance.md "chat5").
+   */
+  static extend(base: TokenSnapshot, keep: number, more: readonly number[]): TokenSnapshot {
+    const kept = Math.max(0, Math.min(keep, base.length));
+    return new TokenSnapshot(kept === 0 ? null : base, kept, compactTail(more, 0));
+  }
+
+  /**
+   * The snapshot `TokenSnapshot.of(this.toArray().concat(more), parent)` builds, and the common prefix
+   * length `parent.commonPrefixLength(that array)` it shares (0 without a parent), without reading the
+   * prefix this snapshot already holds of `parent` by reference: ids kept by reference are the same
+   * values, so they compare equal unless one is NaN, which only a plain tail can hold (those take the
+   * whole comparison). The commit of a chat: prompt (`extend` of the parent) plus completion.
+   */
+  concatFor(
+    more: readonly number[],
+    parent: TokenSnapshot | null,
+  ): { snapshot: TokenSnapshot; shared: number } {
+    const known = parent !== null && this.base === parent && parent.int32Only ? this.baseLength : 0;
+    if (parent === null || known === 0) {
+      const all = this.toArray().concat(more);
+      const shared = parent === null ? 0 : parent.commonPrefixLength(all);
+      return { snapshot: TokenSnapshot.of(all, parent, shared), shared };
+    }
+    // The ids past the shared reference: this snapshot's own tail, then `more` (short: a render and a reply).
+    const own = this.tail;
+    const rest = new Array<number>(own.length + more.length);
+    for (let i = 0; i < own.length; i++) rest[i] = own[i] as number;
+    for (let i = 0; i < more.length; i++) rest[own.length + i] = more[i] as number;
+    const shared = known + parent.commonPrefixLengthFrom(known, rest);
+    return { snapshot: new TokenSnapshot(parent, shared, compactTail(rest, shared - known)), shared };
+  }
+
+  /** How many leading ids of `ids` equal this snapshot's ids from `start` on, by `===`. */
+  private commonPrefixLengthFrom(start: number, ids: readonly number[]): number {
+    const limit = Math.min(this.length, start + ids.length);
+    for (const [seg, offset, segStart, segEnd] of this.segments(limit)) {
+      for (let i = Math.max(segStart, start); i < segEnd; i++)
+        if (seg[i - offset] !== ids[i - start]) return i - start;
+    }
+    return limit - start;
+  }
+
   /** The ids as a fresh plain array. */
   toArray(): number[] {
     return this.slice(0, this.length);
@@ -48,19 +98,6 @@ export class TokenSnapshot {
     // Sized up front: at 32k ids, growing by push costs twice the copy.
     const out = new Array<number>(to - from);
     this.copyInto(out, from, to);
-    return out;
-  }
-
-  /**
-   * `ids.slice(0, end).concat(more)` in one fresh array, sized once: a child prompt is most of its
-   * parent's snapshot plus a short render, and building it as a slice then a concat copies the 32k
-   * ids twice.
-   */
-  prefixThen(end: number, more: readonly number[]): number[] {
-    const to = Math.max(0, Math.min(end, this.length));
-    const out = new Array<number>(to + more.length);
-    this.copyInto(out, 0, to);
-    for (let i = 0; i < more.length; i++) out[to + i] = more[i] as number;
     return out;
   }
 

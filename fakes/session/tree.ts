@@ -75,10 +75,11 @@ export function isTruncated(node: TrajectoryNode): boolean {
 
 /** What a commit supplies; the tree derives `seq`, `children`, `depth`, `trie` and the stored `tokens`. */
 export type NewNode = Omit<TrajectoryNode, 'seq' | 'children' | 'depth' | 'trie' | 'tokens'> & {
-  /** Root→node ids; the node stores them as a `TokenSnapshot` and keeps no reference to this array. */
-  readonly tokenIds: readonly number[];
-  /** `parent.tokens.commonPrefixLength(tokenIds)` when the commit has measured it already. */
-  readonly sharedWithParent?: number;
+  /**
+   * Root→node ids; the node stores them as a `TokenSnapshot` and keeps no reference to this array. A
+   * snapshot (the commit's: built over the parent's) is kept as it is.
+   */
+  readonly tokenIds: readonly number[] | TokenSnapshot;
 };
 
 export interface AttachPoint {
@@ -137,7 +138,10 @@ export class SessionTree {
       parent: spec.parent,
       children: [],
       deltaMessages: [...spec.deltaMessages],
-      tokens: TokenSnapshot.of(spec.tokenIds, spec.parent?.tokens ?? null, spec.sharedWithParent),
+      tokens:
+        spec.tokenIds instanceof TokenSnapshot
+          ? spec.tokenIds
+          : TokenSnapshot.of(spec.tokenIds, spec.parent?.tokens ?? null),
       completionSpan: [spec.completionSpan[0], spec.completionSpan[1]],
       committedAt: spec.committedAt,
       responseId: spec.responseId,

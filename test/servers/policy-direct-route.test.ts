@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../common/http/server.ts';
+import { pythonJsonDumps } from '../../common/python-json.ts';
 import { serveHandlers } from '../../fakes/policy/bridge.ts';
 import {
   createPolicy,
@@ -63,6 +64,9 @@ afterAll(async () => {
 const chat = (extra: Record<string, unknown> = {}) =>
   JSON.stringify({ messages: [{ role: 'user', content: 'list the files é' }], ...extra });
 
+const pyChat = (ids: number[], extra: Record<string, unknown> = {}) =>
+  pythonJsonDumps({ messages: [{ role: 'user', content: 'list the files é' }], ...extra, input_ids: ids });
+
 describe('policy chat route on plain node:http', () => {
   it.each([
     ['a chat', '/v1/chat/completions', chat(), {}],
@@ -70,6 +74,20 @@ describe('policy chat route on plain node:http', () => {
     ['a query string', '/v1/chat/completions?x=1', chat(), {}],
     ['a trailing slash (msw decides)', '/v1/chat/completions/', chat(), {}],
     ['a context-length 400', '/v1/chat/completions', chat({ input_ids: Array(80).fill(1) }), {}],
+    // The session server's layout (Python's separators, `input_ids` last): the ids read from the bytes.
+    [
+      'prompt ids as the session server writes them',
+      '/v1/chat/completions',
+      pyChat([1, -2, 30, 0], { max_tokens: 2 }),
+      {},
+    ],
+    ['a context-length 400 in that layout', '/v1/chat/completions', pyChat(Array(80).fill(7)), {}],
+    [
+      'ids the bytes reader leaves to JSON.parse',
+      '/v1/chat/completions',
+      pyChat([1, 2]).replace('[1, 2]', '[01, 2]'),
+      {},
+    ],
     ['invalid JSON', '/v1/chat/completions', '{"messages": [', {}],
     ['an empty body', '/v1/chat/completions', '', {}],
     [

@@ -46,17 +46,39 @@ export function fillerText(count: number, seed = 0): string {
   return lines.join('\n');
 }
 
-/** Terminus' `_limit_output_length`: first and last 5000 bytes around a marker line. */
+/**
+ * Terminus' `_limit_output_length` (terminus_2.py L515–551 at Harbor 6c9ba3f0): the first and last
+ * 5000 bytes around a marker line, each half decoded with `errors="ignore"`, which drops only the bytes
+ * of a character the cut split. A U+FFFD the output itself holds is kept, so the halves are cut at
+ * character boundaries in the bytes rather than decoded with replacement and trimmed.
+ */
 export function limitOutputLength(output: string, maxBytes = OUTPUT_LIMIT_BYTES): string {
   const bytes = Buffer.from(output, 'utf8');
   if (bytes.length <= maxBytes) return output;
   const half = Math.floor(maxBytes / 2);
-  // TextDecoder drops a split multi-byte character at either edge, as Python's errors="ignore" does.
-  const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
-  const first = decoder.decode(bytes.subarray(0, half)).replace(/\uFFFD+$/u, '');
-  const last = decoder.decode(bytes.subarray(bytes.length - half)).replace(/^\uFFFD+/u, '');
+  const first = bytes.toString('utf8', 0, completeSequencesEnd(bytes, half));
+  // Python's `output_bytes[-portion_size:]`: with a portion of 0 bytes (`max_bytes` < 2), `[-0:]` is all.
+  const lastStart = half === 0 ? 0 : bytes.length - half;
+  const last = bytes.toString('utf8', nextSequenceStart(bytes, lastStart));
   const omitted = bytes.length - Buffer.byteLength(first) - Buffer.byteLength(last);
   return `${first}\n[... output limited to ${maxBytes} bytes; ${omitted} interior bytes omitted ...]\n${last}`;
+}
+
+/** `end`, or the start of the UTF-8 sequence it cuts short (`bytes` is valid UTF-8: a JS string's). */
+function completeSequencesEnd(bytes: Uint8Array, end: number): number {
+  let lead = end - 1;
+  // At most three continuation bytes (10xxxxxx) stand after a sequence's lead byte.
+  while (lead > end - 4 && lead > 0 && ((bytes[lead] as number) & 0xc0) === 0x80) lead -= 1;
+  const byte = bytes[lead] as number;
+  const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+  return end - lead >= length ? end : lead;
+}
+
+/** `start`, or past the continuation bytes of a sequence that began before it. */
+function nextSequenceStart(bytes: Uint8Array, start: number): number {
+  let at = start;
+  while (at < bytes.length && ((bytes[at] as number) & 0xc0) === 0x80) at += 1;
+  return at;
 }
 
 /** The raw terminal text an observation adds to the pane (before any header). */

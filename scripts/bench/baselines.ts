@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import { crc32 } from 'node:zlib';
 import { readBody } from '../../common/http/body.ts';
 import { startHttpServer } from '../../common/http/server.ts';
@@ -55,7 +56,34 @@ function cannedCompletion(completionIds: number[]): Buffer {
  * (c) the same two hops, but each hop parses and writes JSON natively, the proxy adding `input_ids`
  * (one id per word, as the session server does) and dropping `meta_info` on the way back.
  */
+/**
+ * One POST of a JSON body over `node:http` with a keep-alive agent, as the fake session server's hop
+ * to its backend goes (fakes/session/backend.ts): the baselines' hop costs what the fake's does, not
+ * what `fetch` adds on top.
+ */
+function postJsonBytes(agent: Agent, url: string, body: Buffer | string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
 export async function startBaselines() {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1024 });
   const canned = cannedCompletion([1, 2, 3]);
   // The ids the fake policy would send with that message (its completion, end token included).
   const sized = cannedCompletion(titoFamily('default').completionIds(CANNED_MESSAGE));
@@ -78,12 +106,7 @@ export async function startBaselines() {
     res.end(text);
   });
   const proxy = await startHttpServer(async (req, res) => {
-    const upstream = await fetch(`${backend.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: await readBody(req),
-    });
-    const text = Buffer.from(await upstream.arrayBuffer());
+    const text = await postJsonBytes(agent, `${backend.url}/v1/chat/completions`, await readBody(req));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
     res.end(text);
   });
@@ -94,12 +117,12 @@ export async function startBaselines() {
     const ids: number[] = [];
     for (const m of body.messages)
       for (const w of String(m.content ?? '').split(' ')) ids.push(w.length + ids.length);
-    const upstream = await fetch(`${jsonBackend.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...body, input_ids: ids, logprobs: true }),
-    });
-    const reply = (await upstream.json()) as { choices: Array<Record<string, unknown>> };
+    const upstream = await postJsonBytes(
+      agent,
+      `${jsonBackend.url}/v1/chat/completions`,
+      JSON.stringify({ ...body, input_ids: ids, logprobs: true }),
+    );
+    const reply = JSON.parse(upstream.toString('utf8')) as { choices: Array<Record<string, unknown>> };
     for (const c of reply.choices) delete c.meta_info;
     const text = Buffer.from(JSON.stringify(reply));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
@@ -111,6 +134,7 @@ export async function startBaselines() {
     twoHopJsonUrl: jsonProxy.url,
     close: async () => {
       for (const server of [bare, backend, jsonBackend, proxy, jsonProxy]) await server.close();
+      agent.destroy();
     },
   };
 }

@@ -115,23 +115,31 @@ export class SessionTree {
    */
   findAttachPoint(messages: readonly unknown[], equalStored?: unknown[]): AttachPoint {
     let position = this.trie;
-    let best: AttachPoint = { node: null, matched: 0 };
+    let bestNode: TrajectoryNode | null = null;
+    let bestMatched = 0;
     for (let i = 0; i < messages.length; i += 1) {
       const newest = position.newest;
       if (newest === null) break;
       const message = messages[i];
       const stored = newest.message;
-      // Same JSON, both objects: the same compared fields too, so the same key.
-      const same = isJsonObject(message) && isJsonObject(stored) && sameJson(message, stored);
+      // Same JSON, both objects: the same compared fields too, so the same key. Two distinct objects are
+      // the same JSON only as plain objects or arrays (same-json.ts), so only the array needs ruling out.
+      const same =
+        message !== stored
+          ? typeof message === 'object' && !Array.isArray(message) && sameJson(message, stored)
+          : isJsonObject(message);
       if (equalStored !== undefined) equalStored[i] = same ? stored : NOT_EQUAL;
       const next =
         same || sameStrictFields(message, stored) ? newest : position.children.get(strictMessageKey(message));
       if (next === undefined) break;
       position = next;
-      const last = position.endpoints.at(-1);
-      if (last !== undefined) best = { node: last, matched: i + 1 };
+      const endpoints = position.endpoints;
+      if (endpoints.length > 0) {
+        bestNode = endpoints[endpoints.length - 1] as TrajectoryNode;
+        bestMatched = i + 1;
+      }
     }
-    return best;
+    return { node: bestNode, matched: bestMatched };
   }
 
   createNode(spec: NewNode): TrajectoryNode {

@@ -121,14 +121,16 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
   const messages = 'messages' in body ? body.messages : [];
   if (!Array.isArray(messages)) throw internalServerError('messages is not a list');
   let attach: SessionState['activeLeaf'];
+  // Which messages the search found equal to a stored one, so the sharing below compares them once.
+  const equalStored: unknown[] = [];
   try {
-    attach = positionForRequest(state, messages);
+    attach = positionForRequest(state, messages, equalStored);
   } catch (error) {
     if (error instanceof MatcherError) throw jsonError(500, error.message);
     throw error;
   }
   // Memory and speed only (record.ts, forwarded-body.ts): the re-sent history becomes the stored objects.
-  shareStoredMessages(messages, attach);
+  shareStoredMessages(messages, attach, equalStored);
   let prompt: TokenSnapshot;
   try {
     prompt = preparePrompt(config.family, attach, messages, kwargs);

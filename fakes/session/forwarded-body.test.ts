@@ -85,6 +85,47 @@ describe('forwardedBodyBytes', () => {
     );
   });
 
+  it('writes lists that re-send, branch from and re-spell an earlier list of the same first message', () => {
+    // Each list: an earlier list's first objects by reference (its first one always, so the same cache
+    // entry), then entries that are equal copies, numbers (`0` after `-0`), or new messages.
+    const step = fc.record({
+      from: fc.nat(),
+      keep: fc.nat({ max: 6 }),
+      tail: fc.array(
+        fc.oneof(
+          { weight: 3, arbitrary: message.map((m) => ({ kind: 'new' as const, m })) },
+          { weight: 2, arbitrary: fc.nat().map((at) => ({ kind: 'copy' as const, at })) },
+          { weight: 1, arbitrary: fc.constantFrom(0, -0, 'x').map((m) => ({ kind: 'new' as const, m })) },
+        ),
+        { maxLength: 4 },
+      ),
+    });
+    let reSent = 0;
+    fc.assert(
+      fc.property(
+        fc.record({ role: fc.constant('system'), content: text }),
+        fc.array(step, { maxLength: 8 }),
+        (system, steps) => {
+          const lists: unknown[][] = [[system]];
+          for (const { from, keep, tail } of steps) {
+            const earlier = lists[from % lists.length]!;
+            const list = earlier.slice(0, Math.max(1, Math.min(keep, earlier.length)));
+            if (list.length > 1) reSent += 1;
+            for (const entry of tail) {
+              if (entry.kind === 'new') list.push(entry.m);
+              else list.push(structuredClone(earlier[entry.at % earlier.length]));
+            }
+            lists.push(list);
+            const body = { model: 'm', messages: list };
+            expect(forwardedBodyJson(body)).toBe(pythonJsonDumps(body));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(reSent).toBeGreaterThan(100);
+  });
+
   it('writes an `input_ids` prompt getter (record.ts) from its snapshot as pythonJsonDumps reads it', () => {
     // Mostly 32-bit ids (typed-array pieces, their digits cached), sometimes what a plain tail keeps.
     const tokenId = fc.oneof(

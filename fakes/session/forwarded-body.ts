@@ -26,6 +26,55 @@ function messageText(message: unknown): string {
   return text;
 }
 
+/** The bytes of a list's messages (inside its brackets), with the list they were written from. */
+interface ListBytes {
+  /** The messages written, by reference. */
+  readonly messages: readonly unknown[];
+  readonly bytes: Uint8Array;
+  /** `ends[i]`: where message i's text ends in `bytes`. */
+  readonly ends: Int32Array;
+}
+
+// The last list written per first message (an object: a session's stored system prompt, shared by
+// each of its requests), so the next request of that session, which re-sends the same stored objects
+// and then a few new ones, copies the bytes of the re-sent run at once instead of joining and encoding
+// each message's text again. One list per first message: about a history's size per session.
+const lastLists = new WeakMap<object, ListBytes>();
+const listWriter = new AsciiWriter();
+
+/**
+ * The bytes of `list`'s messages' texts joined by `", "` (`pythonJsonDumps(list)` without its brackets;
+ * the texts are ASCII, `ensure_ascii`). The leading run of objects that are the very objects the last
+ * list with the same first message held is copied from that list's bytes.
+ */
+function messageListBytes(list: readonly unknown[]): Uint8Array {
+  const first = list[0];
+  const last = typeof first === 'object' && first !== null ? lastLists.get(first) : undefined;
+  let reused = 0;
+  if (last !== undefined) {
+    const held = last.messages;
+    const most = Math.min(held.length, list.length);
+    // Objects only: a number or string equal by `===` may still print otherwise (`0` and `-0`).
+    while (reused < most && list[reused] === held[reused] && typeof held[reused] === 'object') reused += 1;
+  }
+  const writer = listWriter;
+  writer.reset();
+  const ends = new Int32Array(list.length);
+  if (last !== undefined && reused > 0) {
+    writer.raw(last.bytes.subarray(0, last.ends[reused - 1]));
+    ends.set(last.ends.subarray(0, reused));
+  }
+  for (let i = reused; i < list.length; i += 1) {
+    if (i > 0) writer.text(', ');
+    writer.text(messageText(list[i]));
+    ends[i] = writer.length;
+  }
+  const bytes = writer.bytes();
+  if (typeof first === 'object' && first !== null)
+    lastLists.set(first, { messages: list.slice(), bytes, ends });
+  return bytes;
+}
+
 /**
  * The UTF-8 bytes of `pythonJsonDumps(body)`: each message's cached text, every other value's pieces
  * (so `input_ids` is written as digits, not as a joined string: common/ascii-writer.ts). An `input_ids`
@@ -46,10 +95,7 @@ export function forwardedBodyBytes(body: Record<string, unknown>): Buffer {
     const value = body[key];
     if (key === 'messages' && Array.isArray(value)) {
       pieces.push('[');
-      for (let i = 0; i < value.length; i += 1) {
-        if (i > 0) pieces.push(', ');
-        pieces.push(messageText(value[i]));
-      }
+      if (value.length > 0) pieces.push(messageListBytes(value));
       pieces.push(']');
     } else for (const piece of pythonJsonPieces(value)) pieces.push(piece);
   }

@@ -121,6 +121,35 @@ describe('shareStoredMessages', () => {
     expect(kept).toBeGreaterThan(200);
   });
 
+  it("with the attach search's equalStored, shares exactly what it shares comparing every message", () => {
+    let hinted = 0;
+    fc.assert(
+      fc.property(forestCase, (forest) => {
+        const { tree } = buildForest(forest);
+        for (const texts of forest.requests) {
+          const compared = texts.map(parseMessage);
+          const plainFound = tree.findAttachPoint(compared);
+          shareStoredMessages(compared, plainFound.node);
+          const sent = texts.map(parseMessage);
+          const equalStored: unknown[] = [];
+          const found = tree.findAttachPoint(sent, equalStored);
+          expect(found).toEqual(plainFound);
+          expect(found.node).toBe(plainFound.node);
+          shareStoredMessages(sent, found.node, equalStored);
+          // Same objects at the same places: the stored ones where comparing shared, else each its own.
+          const stored = new Set(pathMessages(found.node));
+          sent.forEach((m, i) => {
+            expect(stored.has(m)).toBe(stored.has(compared[i]));
+            if (stored.has(m)) expect(m).toBe(compared[i]);
+            if (equalStored[i] === m) hinted += 1;
+          });
+        }
+      }),
+      { numRuns: 200 },
+    );
+    expect(hinted).toBeGreaterThan(200);
+  });
+
   it('does not share a message whose keys come in another order, nor a float with an int', () => {
     const { nodes } = buildForest({
       nodes: [

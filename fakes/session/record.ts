@@ -87,13 +87,26 @@ export function installPromptIds(
  * so the texts a client re-sends every turn are held once (the assistant replies included: a node
  * stores the backend's message, which the client echoes). Equal means the same JSON with the same key
  * order (what a record prints: same-json.ts); anything else stays as it is. The forwarded-body writer
- * reuses the stored objects' texts.
+ * reuses the stored objects' texts. `equalStored`: what `findAttachPoint` found for the same `messages`
+ * (a position whose entry is this very stored object needs no comparison).
  */
-export function shareStoredMessages(messages: unknown[], node: TrajectoryNode | null): void {
+export function shareStoredMessages(
+  messages: unknown[],
+  node: TrajectoryNode | null,
+  equalStored?: readonly unknown[],
+): void {
   for (let n = node; n !== null; n = n.parent) {
     const delta = n.deltaMessages;
     const start = n.depth - delta.length;
     const end = Math.min(delta.length, messages.length - start);
-    for (let k = 0; k < end; k++) if (sameJson(messages[start + k], delta[k])) messages[start + k] = delta[k];
+    for (let k = 0; k < end; k++) {
+      const stored = delta[k];
+      // The attach search already found this message the same JSON as `stored` (tree.ts `equalStored`).
+      if (
+        (stored !== undefined && equalStored?.[start + k] === stored) ||
+        sameJson(messages[start + k], stored)
+      )
+        messages[start + k] = stored;
+    }
   }
 }

@@ -38,10 +38,15 @@ export const TRUNCATED_EXTENSION_ERROR =
 
 /**
  * Finds the attach node and moves the view there (spec §2.7). A truncated attach node is a 409 with no
- * state change; otherwise the move persists even if a later step fails.
+ * state change; otherwise the move persists even if a later step fails. `equalStored`: tree.ts
+ * `findAttachPoint`'s.
  */
-export function positionForRequest(state: SessionState, messages: readonly unknown[]): TrajectoryNode | null {
-  const { node } = state.tree.findAttachPoint(messages);
+export function positionForRequest(
+  state: SessionState,
+  messages: readonly unknown[],
+  equalStored?: unknown[],
+): TrajectoryNode | null {
+  const { node } = state.tree.findAttachPoint(messages, equalStored);
   if (node !== null && isTruncated(node)) throw jsonError(409, TRUNCATED_EXTENSION_ERROR);
   state.activeLeaf = node;
   return node;

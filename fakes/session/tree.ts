@@ -1,6 +1,8 @@
+import { isJsonObject } from '../../common/python-json.ts';
 import type { TreeMetadata } from '../../contracts/wire-sample.ts';
 import { sameStrictFields, strictMessageKey } from './matcher.ts';
 import type { SessionRecord } from './record.ts';
+import { sameJson } from './same-json.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
 
 /**
@@ -82,6 +84,9 @@ export type NewNode = Omit<TrajectoryNode, 'seq' | 'children' | 'depth' | 'trie'
   readonly tokenIds: readonly number[] | TokenSnapshot;
 };
 
+/** In `findAttachPoint`'s `equalStored`: the message is not known to equal its edge's stored one. */
+export const NOT_EQUAL: unique symbol = Symbol('not equal');
+
 export interface AttachPoint {
   /** The eligible node with the most matched messages (ties: larger seq), or null for a new root. */
   readonly node: TrajectoryNode | null;
@@ -101,23 +106,40 @@ export class SessionTree {
     return this.nodes.length;
   }
 
-  /** Pure: never mutates the tree. Throws `MatcherError` for a message the matcher cannot compare. */
-  findAttachPoint(messages: readonly unknown[]): AttachPoint {
+  /**
+   * Pure: never mutates the tree (only `equalStored`). Throws `MatcherError` for a message the matcher
+   * cannot compare. `equalStored`, when given, gets at index i the stored message of the edge the search
+   * took for `messages[i]` when the two are the same JSON (same-json.ts), else `NOT_EQUAL`: the whole
+   * message is compared here anyway (a same message is the common case, and then its compared fields
+   * are the same), so the chat route's `shareStoredMessages` need not compare it again.
+   */
+  findAttachPoint(messages: readonly unknown[], equalStored?: unknown[]): AttachPoint {
     let position = this.trie;
-    let best: AttachPoint = { node: null, matched: 0 };
+    let bestNode: TrajectoryNode | null = null;
+    let bestMatched = 0;
     for (let i = 0; i < messages.length; i += 1) {
       const newest = position.newest;
       if (newest === null) break;
       const message = messages[i];
-      const next = sameStrictFields(message, newest.message)
-        ? newest
-        : position.children.get(strictMessageKey(message));
+      const stored = newest.message;
+      // Same JSON, both objects: the same compared fields too, so the same key. Two distinct objects are
+      // the same JSON only as plain objects or arrays (same-json.ts), so only the array needs ruling out.
+      const same =
+        message !== stored
+          ? typeof message === 'object' && !Array.isArray(message) && sameJson(message, stored)
+          : isJsonObject(message);
+      if (equalStored !== undefined) equalStored[i] = same ? stored : NOT_EQUAL;
+      const next =
+        same || sameStrictFields(message, stored) ? newest : position.children.get(strictMessageKey(message));
       if (next === undefined) break;
       position = next;
-      const last = position.endpoints.at(-1);
-      if (last !== undefined) best = { node: last, matched: i + 1 };
+      const endpoints = position.endpoints;
+      if (endpoints.length > 0) {
+        bestNode = endpoints[endpoints.length - 1] as TrajectoryNode;
+        bestMatched = i + 1;
+      }
     }
-    return best;
+    return { node: bestNode, matched: bestMatched };
   }
 
   createNode(spec: NewNode): TrajectoryNode {

@@ -115,6 +115,28 @@ async function startBaselineSenders() {
   };
 }
 
+/**
+ * Each server's load run once unmeasured, so every figure is what a call costs once the JIT has
+ * compiled the code it runs (a few short conversations left most of the fake's code to be optimized
+ * during its measured run, while the baselines' little code was warm by then); then `rounds` rounds
+ * that run every server in turn, in the order given, each server's calls pooled over the rounds, so a
+ * change in the machine's load during the run falls on every server alike.
+ */
+async function warmedRounds<K extends string>(
+  servers: Record<K, () => Promise<LoopMeasure>>,
+  rounds: number,
+): Promise<Record<K, LatencySummary>> {
+  const entries = Object.entries(servers) as Array<[K, () => Promise<LoopMeasure>]>;
+  for (const [, run] of entries) await run();
+  const measured = entries.map((): LoopMeasure[] => []);
+  for (let round = 0; round < rounds; round += 1)
+    for (const [k, [, run]] of entries.entries()) measured[k]?.push(await run());
+  return Object.fromEntries(entries.map(([name], k) => [name, pooledSummary(measured[k] ?? [])])) as Record<
+    K,
+    LatencySummary
+  >;
+}
+
 export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchResult> {
   const contexts = options.contexts ?? [];
   const contextSessions = options.contextSessions ?? 8;
@@ -143,41 +165,25 @@ export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchRes
     };
     const openSessions = async (n: number) => Promise.all(Array.from({ length: n }, () => client.create()));
 
-    // Warm-up, not measured: each server first runs the whole measured load once, so every figure is
-    // what a call costs once the JIT has compiled the code it runs (a few short conversations left most
-    // of the fake's code to be optimized during its measured run, and the baselines' little code was
-    // warm by the time they ran). The fake's sessions are deleted after each run, so the baselines do
-    // not run beside its live trees.
+    // The fake's sessions are deleted after each run, so the baselines do not run beside its live trees.
     const fakeRun = async () => {
       const ids = await openSessions(options.sessions);
       const measure = await drive(options.sessions, options.turns, sessionSend(ids));
       await Promise.all(ids.map((id) => client.delete(id)));
       return measure;
     };
-    await fakeRun();
-    for (const send of [baselines.bare, baselines.twoHop, baselines.twoHopJson])
-      await drive(options.sessions, options.turns, send);
+    const rounds = options.rounds ?? DEFAULT_ROUNDS;
+    const { fake, plain, twoHop, twoHopJson } = await warmedRounds(
+      {
+        fake: fakeRun,
+        plain: () => drive(options.sessions, options.turns, baselines.bare),
+        twoHop: () => drive(options.sessions, options.turns, baselines.twoHop),
+        twoHopJson: () => drive(options.sessions, options.turns, baselines.twoHopJson),
+      },
+      rounds,
+    );
 
-    const runs: Record<'fake' | 'plain' | 'twoHop' | 'twoHopJson', LoopMeasure[]> = {
-      fake: [],
-      plain: [],
-      twoHop: [],
-      twoHopJson: [],
-    };
-    for (let round = 0; round < (options.rounds ?? DEFAULT_ROUNDS); round += 1) {
-      runs.fake.push(await fakeRun());
-      runs.plain.push(await drive(options.sessions, options.turns, baselines.bare));
-      runs.twoHop.push(await drive(options.sessions, options.turns, baselines.twoHop));
-      runs.twoHopJson.push(await drive(options.sessions, options.turns, baselines.twoHopJson));
-    }
-    const fake = pooledSummary(runs.fake);
-    const plain = pooledSummary(runs.plain);
-    const twoHop = pooledSummary(runs.twoHop);
-    const twoHopJson = pooledSummary(runs.twoHopJson);
-
-    // Each context size as the short contexts: one unmeasured run of every server (the fake's code for
-    // that size compiled, as the baselines' is), then the rounds alternated and pooled. One run of 48
-    // calls gave ratios from ×1.0 to ×2.8 for the same code.
+    // Each context size the same way: one 48-call run alone gave ratios from ×1.0 to ×2.8 for the same code.
     const contextRuns: ContextRun[] = [];
     for (const tokens of contexts) {
       const start = (s: number) => [SYSTEM, longTask(s, tokens)];
@@ -188,20 +194,18 @@ export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchRes
         await Promise.all(ctxIds.map((id) => client.delete(id)));
         return measure;
       };
-      const jsonRun = () => drive(contextSessions, contextTurns, baselines.twoHopJson, start);
-      const bareRun = () => drive(contextSessions, contextTurns, baselines.bare, start);
-      await fakeContextRun();
-      await jsonRun();
-      await bareRun();
-      const measured: Record<'fake' | 'json' | 'bare', LoopMeasure[]> = { fake: [], json: [], bare: [] };
-      for (let round = 0; round < (options.rounds ?? DEFAULT_ROUNDS); round += 1) {
-        measured.fake.push(await fakeContextRun());
-        measured.json.push(await jsonRun());
-        measured.bare.push(await bareRun());
-      }
-      const f = pooledSummary(measured.fake);
-      const j = pooledSummary(measured.json);
-      const b = pooledSummary(measured.bare);
+      const {
+        fake: f,
+        json: j,
+        bare: b,
+      } = await warmedRounds(
+        {
+          fake: fakeContextRun,
+          json: () => drive(contextSessions, contextTurns, baselines.twoHopJson, start),
+          bare: () => drive(contextSessions, contextTurns, baselines.bare, start),
+        },
+        rounds,
+      );
       contextRuns.push({
         context_tokens: tokens,
         session_server_p50_ms: f.p50_ms,
@@ -218,7 +222,7 @@ export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchRes
         ...fake,
         sessions: options.sessions,
         turns: options.turns,
-        rounds: runs.fake.length,
+        rounds,
         p50_ratio: ROUND(fake.p50_ms / plain.p50_ms),
         p99_ratio: ROUND(fake.p99_ms / plain.p99_ms),
         throughput_ratio: ROUND(fake.throughput_rps / plain.throughput_rps),

@@ -4,7 +4,7 @@ import { IdBuffer } from '../tokenizer/id-buffer.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
 import { defineDeferred } from './deferred-field.ts';
 import { comparisonIds, computeSessionMismatch } from './mismatch.ts';
-import { type NumberRun, NumberRuns } from './number-runs.ts';
+import { type NumberRun, NumberRuns, runLength } from './number-runs.ts';
 import { promptSource, type SessionRecord } from './record.ts';
 import { TextPieces } from './text-pieces.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
@@ -289,16 +289,14 @@ function mergePair(a: TurnSample, b: TurnSample, parts: FoldParts | null, decode
     const aMask: NumberRun = a.loss_mask ? whole(a.loss_mask) : { fill: 1, count: responseSliceLength(a) };
     const aProbs: NumberRun = a.rollout_log_probs
       ? whole(a.rollout_log_probs)
-      : { fill: 0, count: 'fill' in aMask ? aMask.count : aMask.to };
+      : { fill: 0, count: runLength(aMask) };
     out = { mask: [aMask], logprobs: [aProbs], response: [a.response] };
   }
   const bMask: NumberRun = b.loss_mask ? whole(b.loss_mask) : { fill: 1, count: responseSliceLength(b) };
   out.mask.push({ fill: 0, count: obsLen }, bMask);
   out.logprobs.push(
     { fill: 0, count: obsLen },
-    b.rollout_log_probs
-      ? whole(b.rollout_log_probs)
-      : { fill: 0, count: 'fill' in bMask ? bMask.count : bMask.to },
+    b.rollout_log_probs ? whole(b.rollout_log_probs) : { fill: 0, count: runLength(bMask) },
   );
   const obsText = decode(sliceTokens(b, aLen, aLen + obsLen));
   out.response.push(obsText, b.response);

@@ -111,13 +111,11 @@ export function assertPretokenizedPrefix(
   maxTrimTokens: number,
   requestMessages: readonly unknown[],
   assistantMessage: unknown,
-  /** `stored.commonPrefixLength(all)` for a snapshot, when the caller has measured it. */
-  commonPrefix?: number,
 ): void {
   const checkLen = stored.length - maxTrimTokens;
   if (stored.length === 0 || checkLen <= 0) return;
   let i = 0;
-  if (stored instanceof TokenSnapshot) i = Math.min(commonPrefix ?? stored.commonPrefixLength(all), checkLen);
+  if (stored instanceof TokenSnapshot) i = Math.min(stored.commonPrefixLength(all), checkLen);
   else while (i < checkLen && i < all.length && stored[i] === all[i]) i += 1;
   prefixCheck(stored.length, all.length, maxTrimTokens, i, requestMessages, assistantMessage);
 }

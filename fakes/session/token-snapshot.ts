@@ -43,7 +43,7 @@ export class TokenSnapshot {
    * `base.slice(0, keep).concat(more)` as a snapshot, without the copy: the first `keep` ids (clamped)
    * stay `base`'s by reference, `more` is copied as a tail. A child's prompt is most of its parent's
    * snapshot plus a short render; built as a plain array it is a fresh 32k-element copy per call at long
-   * contexts, read again by the commit (docs/performance.md "chat5").
+   * contexts, read again by the commit (docs/performance.md "Fifth round, the chat path at long contexts").
    */
   static extend(base: TokenSnapshot, keep: number, more: readonly number[]): TokenSnapshot {
     const kept = Math.max(0, Math.min(keep, base.length));
@@ -97,15 +97,11 @@ export class TokenSnapshot {
     const to = Math.max(from, Math.min(end, this.length));
     // Sized up front: at 32k ids, growing by push costs twice the copy.
     const out = new Array<number>(to - from);
-    this.copyInto(out, from, to);
-    return out;
-  }
-
-  private copyInto(out: number[], from: number, to: number): void {
     for (const [ids, offset, segStart, segEnd] of this.segments(to)) {
       const a = Math.max(segStart, from);
       for (let i = a; i < segEnd; i++) out[i - from] = ids[i - offset] as number;
     }
+    return out;
   }
 
   /** How many leading ids of `ids` equal this snapshot's, with `===` as a plain array would compare. */

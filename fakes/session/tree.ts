@@ -122,12 +122,8 @@ export class SessionTree {
       if (newest === null) break;
       const message = messages[i];
       const stored = newest.message;
-      // Same JSON, both objects: the same compared fields too, so the same key. Two distinct objects are
-      // the same JSON only as plain objects or arrays (same-json.ts), so only the array needs ruling out.
-      const same =
-        message !== stored
-          ? typeof message === 'object' && !Array.isArray(message) && sameJson(message, stored)
-          : isJsonObject(message);
+      // Same JSON as the stored message object: the same compared fields too, so the same key.
+      const same = isJsonObject(message) && sameJson(message, stored);
       if (equalStored !== undefined) equalStored[i] = same ? stored : NOT_EQUAL;
       const next =
         same || sameStrictFields(message, stored) ? newest : position.children.get(strictMessageKey(message));

@@ -1,0 +1,97 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { scanArrayTail, skipJsonValue, skipJsonWhitespace } from './json-elements.ts';
+import { faithfulJsonDumps, pythonJsonDumps, pythonJsonLoads } from './python-json.ts';
+
+/**
+ * The structural scan against the parsers: every element's bytes, cut where the scan says it ends,
+ * parse (JSON.parse, or CPython-faithful `pythonJsonLoads` for Python's non-finite literals) to that
+ * element, from the start of the array and from any element on, in every writer's spacing.
+ */
+
+const utf8 = new TextEncoder();
+const text = (bytes: Uint8Array, from: number, to: number) =>
+  new TextDecoder().decode(bytes.subarray(from, to));
+
+// Strings that stress the string skip: quotes, backslashes before quotes, brackets and commas inside,
+// non-ASCII and astral characters, control characters written as escapes.
+const trickyString = fc.oneof(
+  fc.string({
+    unit: fc.constantFrom('"', '\\', '[', ']', '{', '}', ',', ':', ' ', 'a', 'é', '😀', '\n', '\u0001'),
+  }),
+  fc.string({ unit: 'grapheme' }),
+);
+const element = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    trickyString,
+    fc.integer(),
+    fc.double({ noNaN: false }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(trickyString, tie('value'), { maxKeys: 4 }),
+  ),
+})).value;
+
+type Writer = { readonly name: string; readonly write: (v: unknown[]) => string; readonly python: boolean };
+const writers: readonly Writer[] = [
+  // JSON.stringify writes NaN and ±Infinity as null; Python writes its literals.
+  { name: 'JSON.stringify', write: (v) => JSON.stringify(v), python: false },
+  { name: 'JSON.stringify indented', write: (v) => JSON.stringify(v, null, 2), python: false },
+  { name: 'json.dumps', write: (v) => pythonJsonDumps(v), python: true },
+  {
+    name: 'json.dumps ensure_ascii=False',
+    write: (v) => pythonJsonDumps(v, { ensureAscii: false }),
+    python: true,
+  },
+];
+
+describe('scanArrayTail', () => {
+  it('cuts every element where it ends, from the start and from any element on', () => {
+    fc.assert(
+      fc.property(
+        fc.array(element, { maxLength: 8 }),
+        fc.constantFrom(...writers),
+        fc.nat(),
+        (values, writer, k) => {
+          // The array inside an object, as a chat body holds its messages, with a member after it.
+          const head = '{"model": "m",\n "messages": ';
+          const doc = `${head}${writer.write(values)}, "after": [1, {"x": "]"}]}`;
+          const bytes = utf8.encode(doc);
+          const open = utf8.encode(head).length;
+          expect(bytes[open]).toBe(0x5b);
+          const parse = (s: string) => (writer.python ? pythonJsonLoads(s) : JSON.parse(s));
+          const expected = (parse(doc) as { messages: unknown[] }).messages;
+          const whole = scanArrayTail(bytes, open + 1, false);
+          expect(whole).not.toBeNull();
+          expect(whole?.elementEnds.length).toBe(expected.length);
+          expect(skipJsonValue(bytes, open)).toBe((whole?.close ?? 0) + 1);
+          let start = open + 1;
+          whole?.elementEnds.forEach((end, i) => {
+            // Between elements only whitespace and one comma.
+            const from = skipJsonWhitespace(bytes, start);
+            const piece = text(bytes, bytes[from] === 0x2c ? from + 1 : from, end);
+            expect(faithfulJsonDumps(parse(piece))).toBe(faithfulJsonDumps(expected[i]));
+            start = end;
+          });
+          // From just past element k, the rest of the same ends and the same `]`.
+          if (expected.length > 0) {
+            const i = k % expected.length;
+            const ends = whole?.elementEnds ?? [];
+            const rest = scanArrayTail(bytes, ends[i] as number, true);
+            expect(rest).toEqual({ elementEnds: ends.slice(i + 1), close: whole?.close });
+          }
+        },
+      ),
+    );
+  });
+
+  it('gives null where the bytes end first or an element is not followed by a comma', () => {
+    const bytes = utf8.encode('[1, "a]", {"b": [2]}');
+    expect(scanArrayTail(bytes, 1, false)).toBeNull();
+    expect(scanArrayTail(utf8.encode('[1 2]'), 1, false)).toBeNull();
+    expect(scanArrayTail(utf8.encode('["abc'), 1, false)).toBeNull();
+    expect(scanArrayTail(utf8.encode('[]'), 1, false)).toEqual({ elementEnds: [], close: 1 });
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * Where the values of a JSON document begin and end, found by a structural scan of its bytes: strings
+ * are skipped from quote to unescaped quote, nesting is counted by brackets, anything else (numbers,
+ * `true`, Python's `NaN` and `Infinity`) runs to the next structural byte. Nothing is parsed or
+ * validated, so this is exact only on a document a parser has already accepted (RFC 8259 JSON, or
+ * Python's `json` with its non-finite literals); callers use it to find the byte boundaries of values
+ * they parsed whole, to reuse those bytes' values when a later document repeats them. In UTF-8 every
+ * byte of a non-ASCII character is ≥ 0x80, so no structural byte is ever found inside one.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+
+/** JSON's whitespace (Python's `json` accepts the same four). */
+function isJsonWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** The first offset at or after `at` that is not JSON whitespace (`bytes.length` at the end). */
+export function skipJsonWhitespace(bytes: Uint8Array, at: number): number {
+  let p = at;
+  while (p < bytes.length && isJsonWhitespace(bytes[p] as number)) p += 1;
+  return p;
+}
+
+/** The offset just past the string whose opening quote is at `at`, or -1 when it does not close. */
+function skipString(bytes: Uint8Array, at: number): number {
+  let p = at + 1;
+  while (p < bytes.length) {
+    const c = bytes[p] as number;
+    if (c === QUOTE) return p + 1;
+    p += c === BACKSLASH ? 2 : 1;
+  }
+  return -1;
+}
+
+/**
+ * The offset just past the value that starts at `at` (no whitespace before it), or -1 when the bytes
+ * end first.
+ */
+export function skipJsonValue(bytes: Uint8Array, at: number): number {
+  const first = bytes[at];
+  if (first === undefined) return -1;
+  if (first === QUOTE) return skipString(bytes, at);
+  if (first !== OPEN_ARRAY && first !== OPEN_OBJECT) {
+    // A scalar: up to the byte that ends it (a separator, a closing bracket or whitespace).
+    let p = at + 1;
+    while (p < bytes.length) {
+      const c = bytes[p] as number;
+      if (c === COMMA || c === CLOSE_ARRAY || c === CLOSE_OBJECT || c === COLON || isJsonWhitespace(c)) break;
+      p += 1;
+    }
+    return p;
+  }
+  let depth = 0;
+  let p = at;
+  while (p < bytes.length) {
+    const c = bytes[p] as number;
+    if (c === QUOTE) {
+      p = skipString(bytes, p);
+      if (p < 0) return -1;
+      continue;
+    }
+    if (c === OPEN_ARRAY || c === OPEN_OBJECT) depth += 1;
+    else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+      depth -= 1;
+      if (depth === 0) return p + 1;
+    }
+    p += 1;
+  }
+  return -1;
+}
+
+/** The elements of an array from some point on, and where the array closes. */
+export interface ArrayTail {
+  /** The offset just past each element met, in order. */
+  readonly elementEnds: number[];
+  /** The offset of the array's closing `]`. */
+  readonly close: number;
+}
+
+/**
+ * Scans an array from `from`, which is just past its `[` or just past one of its elements: the ends of
+ * the elements after that point and the offset of its `]`; null when the bytes are not shaped so.
+ */
+export function scanArrayTail(bytes: Uint8Array, from: number, afterElement: boolean): ArrayTail | null {
+  const elementEnds: number[] = [];
+  let p = skipJsonWhitespace(bytes, from);
+  let needComma = afterElement;
+  for (;;) {
+    const c = bytes[p];
+    if (c === undefined) return null;
+    if (c === CLOSE_ARRAY) return { elementEnds, close: p };
+    if (needComma) {
+      if (c !== COMMA) return null;
+      p = skipJsonWhitespace(bytes, p + 1);
+    }
+    const end = skipJsonValue(bytes, p);
+    if (end < 0) return null;
+    elementEnds.push(end);
+    p = skipJsonWhitespace(bytes, end);
+    needComma = true;
+  }
+}

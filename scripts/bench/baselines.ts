@@ -1,10 +1,11 @@
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { crc32 } from 'node:zlib';
 import { readBody } from '../../common/http/body.ts';
 import { startHttpServer } from '../../common/http/server.ts';
 import { buildChatCompletion } from '../../fakes/policy/completion.ts';
 import { syntheticReply } from '../../fakes/policy/synthetic.ts';
 import { titoFamily } from '../../fakes/tokenizer/tito.ts';
+import { postJson } from './post-json.ts';
 import { retryOnReset } from './reset-retry.ts';
 
 type Message = Record<string, unknown>;
@@ -56,37 +57,58 @@ function cannedCompletion(completionIds: number[]): Buffer {
  * (c) the same two hops, but each hop parses and writes JSON natively, the proxy adding `input_ids`
  * (one id per word, as the session server does) and dropping `meta_info` on the way back.
  */
+/** The body of a 200 reply to `postJson`; a baseline's backend never answers anything else. */
+async function postJsonBytes(agent: Agent, url: string, body: Buffer | string): Promise<Buffer> {
+  const reply = await postJson(agent, url, body);
+  if (reply.status !== 200) throw new Error(`baseline backend answered ${reply.status}`);
+  return reply.body;
+}
+
+/** The ids the fake policy would send with the canned message (its completion, end token included). */
+const sizedCompletion = () => cannedCompletion(titoFamily('default').completionIds(CANNED_MESSAGE));
+
+/** (c)'s backend: parses the body, answers the sized completion with the prompt's length in `usage`. */
+export function startJsonBackend() {
+  const sized = sizedCompletion();
+  return startHttpServer(async (req, res) => {
+    const body = JSON.parse((await readBody(req)).toString('utf8')) as { input_ids: number[] };
+    const reply = JSON.parse(sized.toString('utf8')) as { usage: Record<string, number> };
+    reply.usage.prompt_tokens = body.input_ids.length;
+    const text = Buffer.from(JSON.stringify(reply));
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
+    res.end(text);
+  });
+}
+
 /**
- * One POST of a JSON body over `node:http` with a keep-alive agent, as the fake session server's hop
- * to its backend goes (fakes/session/backend.ts): the baselines' hop costs what the fake's does, not
- * what `fetch` adds on top.
+ * (c)'s proxy: parses the client's body, adds `input_ids` (one id per word, as the session server
+ * does), posts it to `backendUrl`, and answers the backend's reply without `meta_info`.
  */
-function postJsonBytes(agent: Agent, url: string, body: Buffer | string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => resolve(Buffer.concat(chunks)));
-      },
+export function startJsonProxy(agent: Agent, backendUrl: string) {
+  return startHttpServer(async (req, res) => {
+    const body = JSON.parse((await readBody(req)).toString('utf8')) as {
+      messages: Array<Record<string, unknown>>;
+    };
+    const ids: number[] = [];
+    for (const m of body.messages)
+      for (const w of String(m.content ?? '').split(' ')) ids.push(w.length + ids.length);
+    const upstream = await postJsonBytes(
+      agent,
+      `${backendUrl}/v1/chat/completions`,
+      JSON.stringify({ ...body, input_ids: ids, logprobs: true }),
     );
-    outgoing.on('error', reject);
-    outgoing.end(body);
+    const reply = JSON.parse(upstream.toString('utf8')) as { choices: Array<Record<string, unknown>> };
+    for (const c of reply.choices) delete c.meta_info;
+    const text = Buffer.from(JSON.stringify(reply));
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
+    res.end(text);
   });
 }
 
 export async function startBaselines() {
   const agent = new Agent({ keepAlive: true, maxSockets: 1024 });
   const canned = cannedCompletion([1, 2, 3]);
-  // The ids the fake policy would send with that message (its completion, end token included).
-  const sized = cannedCompletion(titoFamily('default').completionIds(CANNED_MESSAGE));
+  const sized = sizedCompletion();
   const bare = await startHttpServer(async (req, res) => {
     await readBody(req);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(canned.length) });
@@ -97,37 +119,13 @@ export async function startBaselines() {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(sized.length) });
     res.end(sized);
   });
-  const jsonBackend = await startHttpServer(async (req, res) => {
-    const body = JSON.parse((await readBody(req)).toString('utf8')) as { input_ids: number[] };
-    const reply = JSON.parse(sized.toString('utf8')) as { usage: Record<string, number> };
-    reply.usage.prompt_tokens = body.input_ids.length;
-    const text = Buffer.from(JSON.stringify(reply));
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
-    res.end(text);
-  });
+  const jsonBackend = await startJsonBackend();
   const proxy = await startHttpServer(async (req, res) => {
     const text = await postJsonBytes(agent, `${backend.url}/v1/chat/completions`, await readBody(req));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
     res.end(text);
   });
-  const jsonProxy = await startHttpServer(async (req, res) => {
-    const body = JSON.parse((await readBody(req)).toString('utf8')) as {
-      messages: Array<Record<string, unknown>>;
-    };
-    const ids: number[] = [];
-    for (const m of body.messages)
-      for (const w of String(m.content ?? '').split(' ')) ids.push(w.length + ids.length);
-    const upstream = await postJsonBytes(
-      agent,
-      `${jsonBackend.url}/v1/chat/completions`,
-      JSON.stringify({ ...body, input_ids: ids, logprobs: true }),
-    );
-    const reply = JSON.parse(upstream.toString('utf8')) as { choices: Array<Record<string, unknown>> };
-    for (const c of reply.choices) delete c.meta_info;
-    const text = Buffer.from(JSON.stringify(reply));
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
-    res.end(text);
-  });
+  const jsonProxy = await startJsonProxy(agent, jsonBackend.url);
   return {
     bareUrl: bare.url,
     twoHopUrl: proxy.url,

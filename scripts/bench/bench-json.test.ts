@@ -48,8 +48,20 @@ it('--quick --json prints one harness-bench/2 object with the documented keys', 
   );
   expect(result.chat_contexts.map((c) => c.context_tokens)).toEqual([64]);
   expect(result.samples_op).toMatchObject({ nodes: 6, leaves: 2, tokens_per_leaf: 96 });
-  expect(result.realistic_step).toMatchObject({ rollouts: 2, turns: 3 });
-  expect(result.realistic_step.peak_rss_mb).toBeGreaterThan(0);
+  expect(result.realistic_step).toMatchObject({ rollouts: 2, turns: 3, layout: 'processes' });
+  // The fakes' peak RSS is their two processes' peaks; each process did some of the step's work.
+  const { session_server: session, policy, client } = result.realistic_step;
+  expect(result.realistic_step.peak_rss_mb).toBeCloseTo(session.peak_rss_mb + policy.peak_rss_mb, 1);
+  for (const usage of [session, policy, client]) {
+    expect(usage.cpu_ms).toBeGreaterThan(0);
+    expect(usage.peak_rss_mb).toBeGreaterThan(0);
+  }
+  expect(result.realistic_step.step_cpu_ms).toBeGreaterThanOrEqual(
+    session.cpu_ms + policy.cpu_ms + client.cpu_ms - 1,
+  );
+  const single = result.realistic_step.single_process;
+  expect(single.step_ms).toBeGreaterThan(0);
+  expect(single.step_ratio_two_hop_json).toBeCloseTo(single.step_ms / single.two_hop_json_step_ms, 1);
   // The step against baseline (c), and the ratios' arithmetic.
   expect(result.realistic_step.two_hop_json_step_ms).toBeGreaterThan(0);
   expect(result.realistic_step.step_ratio_two_hop_json).toBeCloseTo(

@@ -4,14 +4,18 @@ import { z } from 'zod';
 
 /**
  * A realistic step (scripts/bench/realistic-probe.ts, the built-in profile: rollouts at once, each a
- * session whose context grows to the recipe's length over ~50 turns, then its samples collected), in a
- * fresh child process for wall time and peak RSS, and the same rollouts against baseline (c) in another
- * for the step's ratio; then many steps of it in another child for the live
- * heap after each step (after a forced GC).
+ * session whose context grows to the recipe's length over ~50 turns, then its samples collected) in the
+ * real layout: the fake policy, the fake session server and the client (standing in for Harbor's agents)
+ * each a process, as SGLang, Miles' session server and Harbor's agents are; wall time, the CPU time of
+ * every process, and the fakes' peak RSS. The same rollouts against baseline (c) in the same layout (its
+ * two hops each a process) for the step's ratio. Then both again with everything in one process (the
+ * single-process figures of earlier rounds), and many steps of a smaller profile in one process for the
+ * live heap after each step (after a forced GC).
  */
 
 const PROBE = fileURLToPath(new URL('./realistic-probe.ts', import.meta.url));
 
+const UsageSchema = z.object({ cpu_ms: z.number(), peak_rss_mb: z.number() });
 const ProbeSchema = z.object({
   rollouts: z.number().int(),
   turns: z.number().int(),
@@ -22,6 +26,9 @@ const ProbeSchema = z.object({
   heap_mb_after_step: z.array(z.number()),
   peak_rss_mb: z.number(),
   connection_resets_retried: z.number().int(),
+  client_cpu_ms: z.array(z.number()).optional(),
+  client_peak_rss_mb: z.number().optional(),
+  children: z.record(z.string(), UsageSchema).optional(),
 });
 type Probe = z.infer<typeof ProbeSchema>;
 
@@ -31,37 +38,81 @@ export interface StepProfile {
   readonly contextTokens: number;
 }
 
-async function probe(profile: StepProfile, steps: number, mode = 'fake'): Promise<Probe> {
+type ProbeMode = 'fake' | 'processes' | 'two-hop-json' | 'two-hop-json-processes';
+
+async function probe(profile: StepProfile, steps: number, mode: ProbeMode): Promise<Probe> {
   const args = [profile.rollouts, profile.turns, profile.contextTokens, steps, mode].map(String);
   const run = await execa(process.execPath, ['--expose-gc', PROBE, ...args], { reject: false });
   const last = run.stdout.trim().split('\n').at(-1) ?? '';
+  let printed: unknown;
   try {
-    return ProbeSchema.parse(JSON.parse(last));
+    printed = JSON.parse(last);
   } catch {
-    throw new Error(`realistic probe printed no result (exit ${run.exitCode}): ${run.stderr.slice(-1000)}`);
+    throw new Error(
+      `realistic probe (${mode}) printed no result (exit ${run.exitCode}): ${run.stderr.slice(-1000)}`,
+    );
   }
+  const parsed = ProbeSchema.safeParse(printed);
+  if (!parsed.success)
+    throw new Error(`realistic probe (${mode}) printed an unexpected result: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : 0);
+const round = (v: number) => Math.round(v * 10) / 10;
+
+/** A fake step and (c)'s, of one layout: the figures and their ratios. */
+interface Compared {
+  readonly step_ms: number;
+  /** CPU time (user + system) of every process of the step. */
+  readonly step_cpu_ms: number;
+  readonly two_hop_json_step_ms: number;
+  readonly two_hop_json_step_cpu_ms: number;
+  readonly step_ratio_two_hop_json: number;
+  readonly cpu_ratio_two_hop_json: number;
+}
+
+function compare(fake: Probe, base: Probe): Compared {
+  const stepMs = fake.step_ms[0] ?? 0;
+  const stepCpuMs = fake.step_cpu_ms[0] ?? 0;
+  const baseMs = base.step_ms[0] ?? 0;
+  const baseCpuMs = base.step_cpu_ms[0] ?? 0;
+  return {
+    step_ms: stepMs,
+    step_cpu_ms: stepCpuMs,
+    two_hop_json_step_ms: baseMs,
+    two_hop_json_step_cpu_ms: baseCpuMs,
+    step_ratio_two_hop_json: ratio(stepMs, baseMs),
+    cpu_ratio_two_hop_json: ratio(stepCpuMs, baseCpuMs),
+  };
+}
+
+/** A process's share of the step. */
+export interface ProcessUsage {
+  readonly cpu_ms: number;
+  readonly peak_rss_mb: number;
 }
 
 export interface RealisticBenchResult {
-  readonly realistic_step: {
+  readonly realistic_step: Compared & {
     readonly rollouts: number;
     readonly turns: number;
     readonly context_tokens: number;
     readonly max_sample_tokens: number;
-    readonly step_ms: number;
-    /** CPU time (user + system) of the process over the step. */
-    readonly step_cpu_ms: number;
+    /** Where each part ran: the fake policy, the fake session server and the client each a process. */
+    readonly layout: 'processes';
+    /** The fakes' processes (policy + session server), summed: what the harness itself holds. */
     readonly peak_rss_mb: number;
+    readonly session_server: ProcessUsage;
+    readonly policy: ProcessUsage;
+    /** The client standing in for Harbor's agents (its histories, the decoded samples). */
+    readonly client: ProcessUsage;
     readonly connection_resets_retried: number;
     /**
-     * The same rollouts against baseline (c) (scripts/bench/baselines.ts) in a fresh process: what the
-     * traffic costs a bare two-hop proxy that parses and writes JSON at each hop. The fake's step also
-     * collects each session's samples, which (c) has none of.
+     * The same two runs with everything in one process (client, session server, policy; for (c) its
+     * two hops): one core does all of it. `peak_rss_mb` is that process's, client included.
      */
-    readonly two_hop_json_step_ms: number;
-    readonly two_hop_json_step_cpu_ms: number;
-    readonly step_ratio_two_hop_json: number;
-    readonly cpu_ratio_two_hop_json: number;
+    readonly single_process: Compared & { readonly peak_rss_mb: number };
   };
   readonly steps: {
     readonly steps: number;
@@ -81,29 +132,34 @@ export async function benchRealistic(
   heapProfile: StepProfile,
   heapSteps: number,
 ): Promise<RealisticBenchResult> {
-  const one = await probe(step, 1);
-  const base = await probe(step, 1, 'two-hop-json');
-  const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : 0);
-  const stepMs = one.step_ms[0] ?? 0;
-  const stepCpuMs = one.step_cpu_ms[0] ?? 0;
-  const baseMs = base.step_ms[0] ?? 0;
-  const baseCpuMs = base.step_cpu_ms[0] ?? 0;
-  const many = await probe(heapProfile, heapSteps);
+  const split = await probe(step, 1, 'processes');
+  const splitBase = await probe(step, 1, 'two-hop-json-processes');
+  const one = await probe(step, 1, 'fake');
+  const oneBase = await probe(step, 1, 'two-hop-json');
+  const child = (role: string): ProcessUsage => {
+    const usage = split.children?.[role];
+    if (usage === undefined)
+      throw new Error(`realistic probe (processes) gave no usage for its ${role} process`);
+    return usage;
+  };
+  const session = child('session');
+  const policy = child('policy');
+  const many = await probe(heapProfile, heapSteps, 'fake');
   const heap = many.heap_mb_after_step;
   return {
     realistic_step: {
-      rollouts: one.rollouts,
-      turns: one.turns,
-      context_tokens: one.context_tokens,
-      max_sample_tokens: one.max_sample_tokens,
-      step_ms: stepMs,
-      step_cpu_ms: stepCpuMs,
-      peak_rss_mb: one.peak_rss_mb,
-      connection_resets_retried: one.connection_resets_retried,
-      two_hop_json_step_ms: baseMs,
-      two_hop_json_step_cpu_ms: baseCpuMs,
-      step_ratio_two_hop_json: ratio(stepMs, baseMs),
-      cpu_ratio_two_hop_json: ratio(stepCpuMs, baseCpuMs),
+      rollouts: split.rollouts,
+      turns: split.turns,
+      context_tokens: split.context_tokens,
+      max_sample_tokens: split.max_sample_tokens,
+      layout: 'processes',
+      ...compare(split, splitBase),
+      peak_rss_mb: round(session.peak_rss_mb + policy.peak_rss_mb),
+      session_server: session,
+      policy,
+      client: { cpu_ms: split.client_cpu_ms?.[0] ?? 0, peak_rss_mb: split.client_peak_rss_mb ?? 0 },
+      connection_resets_retried: split.connection_resets_retried + one.connection_resets_retried,
+      single_process: { ...compare(one, oneBase), peak_rss_mb: one.peak_rss_mb },
     },
     steps: {
       steps: heapSteps,

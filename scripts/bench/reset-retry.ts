@@ -5,9 +5,11 @@
  */
 export const resets = { count: 0 };
 
+/** `fetch`'s TypeError with the socket's code as its cause, or `node:http`'s error with the code itself. */
 function isReset(error: unknown): boolean {
   const cause = (error as { cause?: { code?: string } } | null)?.cause;
-  return error instanceof TypeError && (cause?.code === 'ECONNRESET' || cause?.code === 'UND_ERR_SOCKET');
+  if (error instanceof TypeError) return cause?.code === 'ECONNRESET' || cause?.code === 'UND_ERR_SOCKET';
+  return (error as { code?: unknown } | null)?.code === 'ECONNRESET';
 }
 
 export async function retryOnReset<T>(call: () => Promise<T>, attempts = 3): Promise<T> {

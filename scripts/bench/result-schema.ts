@@ -14,6 +14,9 @@ const Latency = z.object({
   cpu_ms_per_request: z.number(),
 });
 
+/** One process's share of a step: its CPU time and its peak RSS. */
+const ProcessUsageSchema = z.object({ cpu_ms: z.number(), peak_rss_mb: z.number() });
+
 export const BenchResultSchema = z.object({
   format: z.literal('harness-bench/2'),
   mode: z.enum(['quick', 'full']),
@@ -75,16 +78,33 @@ export const BenchResultSchema = z.object({
     turns: z.number().int(),
     context_tokens: z.number().int(),
     max_sample_tokens: z.number().int(),
+    /** The fake policy, the fake session server and the client each a process (realistic-bench.ts). */
+    layout: z.literal('processes'),
     step_ms: z.number(),
+    /** CPU time of every process of the step. */
     step_cpu_ms: z.number(),
+    /** The fakes' processes (policy + session server), summed. */
     peak_rss_mb: z.number(),
+    session_server: ProcessUsageSchema,
+    policy: ProcessUsageSchema,
+    client: ProcessUsageSchema,
     connection_resets_retried: z.number().int(),
-    /** The same rollouts against baseline (c), the two-hop with native JSON, in a fresh process. */
+    /** The same rollouts against baseline (c), the two-hop with native JSON, its hops each a process. */
     two_hop_json_step_ms: z.number(),
     two_hop_json_step_cpu_ms: z.number(),
     /** Fake over (c), same run: wall time and CPU time of the step. */
     step_ratio_two_hop_json: z.number(),
     cpu_ratio_two_hop_json: z.number(),
+    /** Both again with everything in one process; `peak_rss_mb` is that process's, client included. */
+    single_process: z.object({
+      step_ms: z.number(),
+      step_cpu_ms: z.number(),
+      peak_rss_mb: z.number(),
+      two_hop_json_step_ms: z.number(),
+      two_hop_json_step_cpu_ms: z.number(),
+      step_ratio_two_hop_json: z.number(),
+      cpu_ratio_two_hop_json: z.number(),
+    }),
   }),
   steps: z.object({
     steps: z.number().int(),

@@ -188,13 +188,21 @@ function restObject(value: unknown): Record<string, unknown> | null {
   return value as Record<string, unknown>;
 }
 
-/** Whether the key string `body[from:to]` (quotes included) is `"messages"`, however it is escaped. */
-function isMessagesKey(body: Buffer, from: number, to: number): boolean {
+/**
+ * Whether the key string `body[from:to]` (quotes included) is `"messages"`, however it is escaped;
+ * null when it does not parse (never on an accepted document: the caller then reads the body whole).
+ */
+function isMessagesKey(body: Buffer, from: number, to: number): boolean | null {
   if (to - from === MESSAGES_KEY.length && body.compare(MESSAGES_KEY, 0, MESSAGES_KEY.length, from, to) === 0)
     return true;
   let escaped = false;
   for (let p = from; p < to && !escaped; p++) escaped = body[p] === BACKSLASH;
-  return escaped && JSON.parse(utf8.decode(body.subarray(from, to))) === 'messages';
+  if (!escaped) return false;
+  try {
+    return JSON.parse(utf8.decode(body.subarray(from, to))) === 'messages';
+  } catch {
+    return null;
+  }
 }
 
 /** Where the top-level `messages` array of an accepted body is: just past its `[`, its elements' ends. */
@@ -228,6 +236,7 @@ function walkMembers(
     const keyEnd = skipJsonValue(body, p);
     if (keyEnd < 0 || keyEnd > end) return undefined;
     const named = isMessagesKey(body, p, keyEnd);
+    if (named === null) return undefined;
     p = skipJsonWhitespace(body, keyEnd);
     if (body[p] !== COLON) return undefined;
     p = skipJsonWhitespace(body, p + 1);
@@ -374,7 +383,7 @@ export class HistoryReuse {
   /** How many bodies reused their key's previous ids and messages (tests count the cases met). */
   readonly reused: ReuseCounts = { ids: 0, messages: 0 };
 
-  /** `maxKeys`: sessions remembered (a 32k prompt keeps ≈ 0.5 MB); a realistic step runs 32 at once. */
+  /** `maxKeys`: sessions remembered (a 32k-token body keeps ≈ 0.7 MB); a realistic step runs 32 at once. */
   constructor(maxKeys = 64) {
     this.maxKeys = maxKeys;
   }

@@ -7,6 +7,7 @@ import { canonicalJson, MESSAGE_HEAD_CHARS } from '../../contracts/request-diges
 import { createPolicy, type PolicyRequestLike } from './handlers.ts';
 import { HistoryReuse } from './history-reuse.ts';
 import { splitInputIds } from './input-ids-body.ts';
+import { PolicyRequestLog } from './request-log.ts';
 
 /**
  * Sequences of chat bodies per routing key, as a session server sends them and otherwise, read with
@@ -367,4 +368,26 @@ describe('HistoryReuse', () => {
     expect(totals.messages).toBeGreaterThan(100);
     expect(totals.layout).toBeGreaterThan(500);
   }, 60_000);
+});
+
+describe('the chat route with a log that keeps the messages', () => {
+  it('logs every message of every body (read whole, without the reuse)', async () => {
+    const policy = createPolicy({
+      mode: 'synthetic',
+      log: new PolicyRequestLog(100, { keepMessages: true }),
+    });
+    const messages: unknown[] = [{ role: 'system', content: 'sys' }];
+    const sent: unknown[][] = [];
+    for (let turn = 0; turn < 3; turn++) {
+      messages.push({ role: 'user', content: `turn ${turn}` });
+      sent.push(structuredClone(messages));
+      const body = pythonJsonDumps({ messages, model: 'm', input_ids: [1, 2, turn] });
+      const answer = await policy.chat(policyRequest(Buffer.from(body, 'utf8'), 'k', true));
+      expect(answer.status).toBe(200);
+    }
+    const entries = policy.log.entries();
+    expect(entries.map((e) => e.messages)).toEqual(sent);
+    expect(entries.map((e) => e.messageCount)).toEqual([2, 3, 4]);
+    expect(entries.map((e) => e.messagesDigest)).toEqual(sent.map((m) => sha(canonicalJson(m))));
+  });
 });

@@ -155,6 +155,10 @@ type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
 
 const MEMBERS = ['"model": "toy-policy"', '"logprobs": true', '"max_tokens": 9', '"temperature": 1.0'];
 
+function append<T>(list: T[], items: readonly T[]): void {
+  for (const item of items) list.push(item);
+}
+
 function newSession(): Session {
   return { messages: [], ids: [], before: [], after: [MEMBERS[0]!, MEMBERS[1]!] };
 }
@@ -176,8 +180,8 @@ function play(s: Session, st: Step): Buffer {
   const at = s.messages.length === 0 ? 0 : st.pick % s.messages.length;
   switch (st.kind as Kind) {
     case 'grow':
-      s.messages.push(...added);
-      s.ids.push(...st.ids);
+      append(s.messages, added);
+      append(s.ids, st.ids);
       break;
     case 'resend':
       break;
@@ -212,8 +216,8 @@ function play(s: Session, st: Step): Buffer {
       s.messages.splice(at, 1);
       break;
     case 'ids-grow':
-      s.ids.push(...st.ids);
-      s.messages.push(...added);
+      append(s.ids, st.ids);
+      append(s.messages, added);
       break;
     case 'ids-edit':
       if (s.ids.length > 0) s.ids[st.pick % s.ids.length] = st.ids[0]!;
@@ -224,17 +228,17 @@ function play(s: Session, st: Step): Buffer {
       if (last !== undefined && Math.abs(last) < 10_000_000) s.ids[s.ids.length - 1] = last * 10 + st.digit;
       else s.ids.push(st.digit);
       // Sometimes more ids after it, so the run is longer than the previous one by more than `, `.
-      if (st.pick % 2 === 0) s.ids.push(...st.ids);
+      if (st.pick % 2 === 0) append(s.ids, st.ids);
       break;
     }
     case 'duplicate-messages-after':
-      s.messages.push(...added);
+      append(s.messages, added);
       return Buffer.from(bodyText(s, { extra: `"messages": [${added[0]!.text}]` }), 'utf8');
     case 'duplicate-messages-before':
       s.before = [`"messages": [${added[0]!.text}]`];
       break;
     case 'escaped-messages-key':
-      s.messages.push(...added);
+      append(s.messages, added);
       return Buffer.from(bodyText(s, { extra: `"messag\\u0065s": [${added[0]!.text}]` }), 'utf8');
     case 'reorder':
       // `messages` first, or after other members, or with more of them.
@@ -250,7 +254,7 @@ function play(s: Session, st: Step): Buffer {
       break;
     }
     case 'whitespace':
-      s.messages.push(...added);
+      append(s.messages, added);
       return Buffer.from(bodyText(s, { open: '[\n ', close: ' \n]' }), 'utf8');
     case 'ids-trailing-comma':
       // Sent once: `[1, 2, ]` is not JSON, though `1, 2` was the previous run.

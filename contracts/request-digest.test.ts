@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { canonicalJson, messagesDigest } from './request-digest.ts';
+import { canonicalJson, continueMessagesHash, messagesDigest } from './request-digest.ts';
 
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -65,5 +65,26 @@ it('digests long lists of short and long messages alike (texts hashed a run of m
       expect(messagesDigest(parsed)).toBe(sha(canonicalJson(parsed)));
     }),
     { numRuns: 40 },
+  );
+});
+
+it('continues a digest over the messages after any split point to the whole list’s digest', () => {
+  fc.assert(
+    fc.property(fc.array(json, { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 3 }), (list, cuts) => {
+      const parsed = JSON.parse(JSON.stringify(list)) as unknown[];
+      // The list fed in runs (each run's keys on their own), cut where the cuts say.
+      const points = [...new Set(cuts.map((c) => c % (parsed.length + 1)))].sort((a, b) => a - b);
+      const hash = createHash('sha256').update('[');
+      let from = 0;
+      for (const to of [...points, parsed.length]) {
+        continueMessagesHash(hash, parsed.slice(from, to), from);
+        from = to;
+      }
+      // The oracle: each message's canonical text on its own, joined, hashed whole.
+      const joined = `[${parsed.map((m) => canonicalJson(m)).join(',')}]`;
+      expect(hash.update(']').digest('hex')).toBe(sha(joined));
+      expect(sha(joined)).toBe(sha(canonicalJson(parsed)));
+    }),
+    { numRuns: 400 },
   );
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 
 /**
  * Digests of what a chat request sent, so the policy's request log can keep a fingerprint instead of
@@ -54,9 +54,20 @@ export function lastMessageHead(messages: readonly unknown[]): string {
  * written natively for plain JSON messages, else by `canonicalJson`.
  */
 export function messagesDigest(messages: readonly unknown[]): string {
-  const hash = createHash('sha256');
+  const hash = createHash('sha256').update('[');
+  continueMessagesHash(hash, messages, 0);
+  return hash.update(']').digest('hex');
+}
+
+/**
+ * Feeds `messages` to `hash` as the continuation of a list whose `[` and first `before` messages it has
+ * already been fed (`,` before each message but a list's first); `hash.update(']')` then digests the
+ * whole list. Sound because a message's canonical text does not depend on the others (each object's
+ * keys sorted on their own), so the fake policy can continue a session's digest over its new messages
+ * only (fakes/policy/history-reuse.ts).
+ */
+export function continueMessagesHash(hash: Hash, messages: readonly unknown[], before: number): void {
   const keys = new Set<string>();
-  hash.update('[');
   // Plain JSON messages (every chat the policy parses): each written natively with the whole list's
   // sorted keys, which is its text inside `JSON.stringify(messages, keys)`, hashed one by one (a
   // 32k-token history as one string is a 200 KB temporary, and another in UTF-8 for the hash).
@@ -68,19 +79,18 @@ export function messagesDigest(messages: readonly unknown[]): string {
     let count = 32;
     for (let i = 0; i < messages.length; ) {
       const text = JSON.stringify(messages.slice(i, i + count), order);
-      if (i > 0) hash.update(',');
+      if (i + before > 0) hash.update(',');
       hash.update(text.slice(1, -1), 'utf8');
       i += count;
       if (text.length > 65_536) count = Math.max(1, count >> 1);
       else if (text.length < 16_384 && count < 64) count <<= 1;
     }
-    return hash.update(']').digest('hex');
+    return;
   }
   messages.forEach((message, i) => {
-    if (i > 0) hash.update(',');
+    if (i + before > 0) hash.update(',');
     hash.update(canonicalJson(message), 'utf8');
   });
-  return hash.update(']').digest('hex');
 }
 
 /**

@@ -13,7 +13,8 @@ import { type TitoFamily, type TitoModel, titoFamily } from '../tokenizer/tito.t
 import { splitWords } from '../tokenizer/toy-tokenizer.ts';
 import { buildChatCompletion, completionId, errorBody } from './completion.ts';
 import { createPolicyEvents, type PolicyEvents } from './events.ts';
-import type { SplitBody } from './input-ids-body.ts';
+import { HistoryReuse, type MessagesSummary } from './history-reuse.ts';
+import { splitInputIds } from './input-ids-body.ts';
 import { type IdsHashes, idsDigest, PromptHashes } from './prompt-hashes.ts';
 import { PolicyRequestLog } from './request-log.ts';
 import { type ReplyFormat, syntheticReply } from './synthetic.ts';
@@ -66,10 +67,10 @@ export interface PolicyRequestLike {
   readonly headers: { get(name: string): string | null };
   json(): Promise<unknown>;
   /**
-   * The body split as `input_ids-body.ts` reads it (the rest parsed, the ids read from the bytes), or
-   * null to take `json()`; absent on msw's `Request`.
+   * The body's bytes, read per routing key by `history-reuse.ts` (the ids read from the bytes, the
+   * re-sent history reused) before `json()` is taken; absent on msw's `Request`.
    */
-  splitInputIds?(): SplitBody | null;
+  bodyBytes?(): Uint8Array;
 }
 
 /** A chat answer: `status` with `body` written as `HttpResponse.json` writes it (JSON.stringify). */
@@ -101,6 +102,11 @@ const DEFAULT_MODEL = 'toy-policy';
 
 /** A request's prompt ids: parsed from the JSON, or read from the bytes (input-ids-body.ts). */
 type PromptIds = readonly number[] | Int32Array;
+
+/** What the log keeps of a request's parsed messages. */
+function summarize(messages: readonly unknown[]): MessagesSummary {
+  return { count: messages.length, digest: messagesDigest(messages), lastHead: lastMessageHead(messages) };
+}
 
 function intArray(v: unknown): number[] | null {
   return Array.isArray(v) && v.every((x) => Number.isInteger(x)) ? (v as number[]) : null;
@@ -164,6 +170,8 @@ export function createPolicy(options: PolicyOptions): Policy {
   let counter = 0;
   // Hashes of each session's prompt, continued turn to turn (fakes/policy/prompt-hashes.ts).
   const hashes = new PromptHashes();
+  // Each session's previous body, so a re-sent history is compared rather than parsed (history-reuse.ts).
+  const history = new HistoryReuse();
 
   const scriptFor = (request: PolicyRequestLike): { id: string; trace: SessionTrace } | string => {
     const wanted = request.headers.get(TRACE_ID_HEADER);
@@ -293,6 +301,7 @@ export function createPolicy(options: PolicyOptions): Policy {
     const record = (
       answer: Answer,
       messages: readonly unknown[],
+      summary: MessagesSummary,
       inputIds: PromptIds | null,
       inputIdsHashes: IdsHashes | null,
       d: Directive | null,
@@ -302,9 +311,9 @@ export function createPolicy(options: PolicyOptions): Policy {
         method: request.method,
         path: url.pathname,
         routingKey,
-        messageCount: messages.length,
-        messagesDigest: messagesDigest(messages),
-        lastMessageHead: lastMessageHead(messages),
+        messageCount: summary.count,
+        messagesDigest: summary.digest,
+        lastMessageHead: summary.lastHead,
         inputIdsLength: inputIds === null ? null : inputIds.length,
         inputIdsDigest: inputIdsHashes === null ? null : idsDigest(inputIdsHashes),
         ...(log.keepMessages ? { messages } : {}),
@@ -319,12 +328,18 @@ export function createPolicy(options: PolicyOptions): Policy {
     let body: unknown;
     // The ids read straight from the bytes when the body has the session server's layout.
     let splitIds: Int32Array | null = null;
+    // What the log keeps of the messages, when the reuse read them (its `rest` has none).
+    let summary: MessagesSummary | null = null;
     try {
-      const split = request.splitInputIds?.() ?? null;
+      const bytes = request.bodyBytes?.();
+      // A log that keeps the messages needs them all parsed: the split without the reuse.
+      const reused = bytes === undefined || log.keepMessages ? null : history.read(routingKey, bytes);
+      const split = reused ?? (bytes !== undefined && log.keepMessages ? splitInputIds(bytes) : null);
       if (split === null) body = await request.json();
       else {
         body = split.rest;
         splitIds = split.inputIds;
+        summary = reused?.messages ?? null;
       }
     } catch (error) {
       const answer = {
@@ -334,11 +349,12 @@ export function createPolicy(options: PolicyOptions): Policy {
         finishReason: null,
         traceTurn: null,
       };
-      record(answer, [], null, null, null);
+      record(answer, [], summarize([]), null, null, null);
       return reply(answer);
     }
     const parsed = isJsonObject(body) ? body : {};
     const messages = Array.isArray(parsed.messages) ? parsed.messages : [];
+    const logged = summary ?? summarize(messages);
     const inputIds: PromptIds | null = splitIds ?? intArray(parsed.input_ids);
     // Hashed once per request: the log's digest and (synthetic mode) the reply's seed and id.
     const inputIdsHashes = inputIds === null ? null : hashes.idsHashes(routingKey, inputIds);
@@ -351,7 +367,7 @@ export function createPolicy(options: PolicyOptions): Policy {
         finishReason: null,
         traceTurn: null,
       };
-      record(answer, messages, inputIds, inputIdsHashes, null);
+      record(answer, messages, logged, inputIds, inputIdsHashes, null);
       return reply(answer);
     }
     const kwargs = isJsonObject(parsed.chat_template_kwargs) ? parsed.chat_template_kwargs : {};
@@ -366,7 +382,7 @@ export function createPolicy(options: PolicyOptions): Policy {
         finishReason: null,
         traceTurn: null,
       };
-      record(answer, messages, inputIds, inputIdsHashes, directiveParse.directive);
+      record(answer, messages, logged, inputIds, inputIdsHashes, directiveParse.directive);
       return reply(answer);
     }
     const ids = promptIds;
@@ -377,7 +393,7 @@ export function createPolicy(options: PolicyOptions): Policy {
       directiveParse.directive,
       () => inputIdsHashes ?? hashes.idsHashes(routingKey, ids),
     );
-    record(answer, messages, inputIds, inputIdsHashes, directiveParse.directive);
+    record(answer, messages, logged, inputIds, inputIdsHashes, directiveParse.directive);
     return reply(answer);
   };
   const events = createPolicyEvents();

@@ -7,7 +7,9 @@
  * rest of the body (`{...}` before them) is decoded and parsed. Anything else (another layout, a number
  * that is not a plain integer of at most 9 digits, a second `input_ids` key, a broken document) gives
  * null and the caller parses the whole text as before, so its value or its error is the same.
- * Property-tested against `JSON.parse` in input-ids-body.test.ts.
+ * Property-tested against `JSON.parse` in input-ids-body.test.ts. The chat route reads bodies through
+ * history-reuse.ts, which also reuses each session's previous body; this whole read is what a request
+ * log that keeps the messages takes (it needs them all parsed), and the reuse's test oracle.
  */
 
 const utf8 = new TextDecoder('utf-8');

@@ -9,10 +9,9 @@ import { AsciiWriter } from '../../common/ascii-writer.ts';
  * anything is reused); CRC-32 and SHA-256 are streaming functions, so the hash of the longer list is
  * the stored hash continued over the new ids: the same value as hashing it whole. At 32k tokens that
  * is one `===` pass over the ids instead of a 32k-id text, a 128 KB and a 256 KB copy hashed per call.
- * Memory: each session's last prompt as int32 (bounded by `maxKeys`). The messages digest is not
- * continued: checking that the earlier messages are unchanged needs them kept, and keeping every
- * session's parsed history alive cost more (peak RSS and GC) than hashing it. Property-tested in
- * prompt-hashes.test.ts.
+ * Memory: each session's last prompt as int32 (bounded by `maxKeys`). The messages digest is continued
+ * elsewhere, from the bytes of the previous body rather than its parsed history (history-reuse.ts).
+ * Property-tested in prompt-hashes.test.ts.
  */
 
 /** A prompt's ids: a parsed list, or read from the body's bytes as int32 (input-ids-body.ts). */

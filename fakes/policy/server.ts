@@ -4,7 +4,6 @@ import type { ShutdownReport } from '../../common/http/server.ts';
 import { serveHandlers, type UnhandledRequest } from './bridge.ts';
 import type { PolicyEvents } from './events.ts';
 import { createPolicy, type PolicyOptions } from './handlers.ts';
-import { splitInputIds } from './input-ids-body.ts';
 import type { PolicyRequestLog } from './request-log.ts';
 
 export interface PolicyServerOptions extends Omit<PolicyOptions, 'origin'> {
@@ -71,7 +70,7 @@ export async function startPolicyServer(options: PolicyServerOptions): Promise<P
         headers: headerGetter(req),
         // What `Request.json()` does: UTF-8 with the BOM stripped and replacement characters, then JSON.parse.
         json: async () => JSON.parse(utf8.decode(body)),
-        splitInputIds: () => splitInputIds(body),
+        bodyBytes: () => body,
       });
     },
     onUnhandled: (request) => {

@@ -44,6 +44,9 @@ export class ChatBodyReuse {
   /** The kept messages, one per end. */
   private messages: readonly unknown[] = [];
 
+  /** How many messages the last `load` took from the kept ones (0: parsed whole). */
+  lastReused = 0;
+
   /** How many messages are kept (0: nothing to reuse). */
   get keptMessages(): number {
     return this.ends.length;
@@ -63,6 +66,7 @@ export class ChatBodyReuse {
    * could be located.
    */
   load(raw: Buffer): unknown {
+    this.lastReused = 0;
     const reused = this.loadReusing(raw);
     if (reused !== null) return reused;
     const value = pythonJsonLoadsBytes(raw, LOAD_OPTIONS);
@@ -123,6 +127,7 @@ export class ChatBodyReuse {
     const messages = this.messages.slice(0, k);
     for (const message of tail) messages.push(message);
     value.messages = messages;
+    this.lastReused = k;
     this.keepTail(raw, k, array.elementEnds, messages);
     return value;
   }

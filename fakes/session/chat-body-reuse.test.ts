@@ -112,6 +112,7 @@ type OneOff =
   | { readonly kind: 'dup-key'; readonly where: 'before' | 'after' }
   | { readonly kind: 'escaped-key'; readonly where: 'own' | 'after' }
   | { readonly kind: 'trailing-comma' }
+  | { readonly kind: 'missing-comma' }
   | { readonly kind: 'not-a-list' }
   | { readonly kind: 'no-messages' };
 
@@ -120,7 +121,7 @@ function writeBody(history: readonly Piece[], style: Style, oneOff?: OneOff): Bu
   const { sep, colon } = style;
   const items = history.map((m) => m.bytes);
   const joined: Buffer[] = [];
-  items.forEach((b, i) => joined.push(...(i > 0 ? [Buffer.from(sep)] : []), b));
+  for (const [i, b] of items.entries()) joined.push(...(i > 0 ? [Buffer.from(sep)] : []), b);
   if (oneOff?.kind === 'trailing-comma') joined.push(Buffer.from(sep));
   const array = Buffer.concat([Buffer.from(`[${style.inner}`), ...joined, Buffer.from(`${style.inner}]`)]);
   const key = oneOff?.kind === 'escaped-key' && oneOff.where === 'own' ? '"m\\u0065ssages"' : '"messages"';
@@ -130,10 +131,13 @@ function writeBody(history: readonly Piece[], style: Style, oneOff?: OneOff): Bu
   const members = [Buffer.from(`"model"${colon}"m"`), Buffer.from(`"temperature"${colon}1.0`)];
   if (oneOff?.kind !== 'no-messages') members.splice(style.order, 0, messages);
   if (oneOff?.kind === 'dup-key') members.splice(oneOff.where === 'before' ? 0 : members.length, 0, other);
+  // As many messages as the history, other ones: only the key tells which array Python keeps.
   if (oneOff?.kind === 'escaped-key' && oneOff.where === 'after')
-    members.push(Buffer.from(`"m\\u0065ssages"${colon}[]`));
+    members.push(
+      Buffer.from(`"m\\u0065ssages"${colon}[${history.map(() => '{"content": "escaped"}').join(sep)}]`),
+    );
   const body: Buffer[] = [Buffer.from(`${style.lead}{`)];
-  members.forEach((m, i) => body.push(...(i > 0 ? [Buffer.from(sep)] : []), m));
+  for (const [i, m] of members.entries()) body.push(...(i > 0 ? [Buffer.from(sep)] : []), m);
   body.push(Buffer.from(`}${style.lead}`));
   return Buffer.concat(body);
 }
@@ -184,6 +188,7 @@ const stepArb = fc.record({
     { kind: 'escaped-key', where: 'own' },
     { kind: 'escaped-key', where: 'after' },
     { kind: 'trailing-comma' },
+    { kind: 'missing-comma' },
     { kind: 'not-a-list' },
     { kind: 'no-messages' },
   ),
@@ -191,13 +196,26 @@ const stepArb = fc.record({
   junk: fc.constantFrom('"', ',', '}', ']', 'x', '\\', '{'),
   share: fc.boolean(),
 });
-type Step = fc.TypeOf<typeof stepArb>;
+type Step = typeof stepArb extends fc.Arbitrary<infer T> ? T : never;
 
 interface Session {
   history: Piece[];
   style: Style;
   readonly reuse: ChatBodyReuse;
+  /** The last body was the history as is, in plain UTF-8, and parsed: all of it is kept. */
+  plain: boolean;
 }
+
+/** Steps whose body is the session's history as is. */
+const PLAIN = new Set([
+  'grow',
+  'resend',
+  'branch',
+  'edit-same-length',
+  'edit-other-length',
+  'remove',
+  'restyle',
+]);
 
 /** A copy that is the same JSON (same keys in the same order; a `PythonFloat` kept as itself). */
 function sameJsonCopy(v: unknown): unknown {
@@ -221,8 +239,8 @@ function sameJsonCopy(v: unknown): unknown {
 
 /** The body one step sends (and the session's history after it), with the cases it makes. */
 function bodyOf(s: Session, step: Step, cases: string[]): Buffer {
-  const encoding = step.kind === 'encoding' ? step.encoding : s.style.encoding;
   const body = utf8BodyOf(s, step, cases);
+  const encoding = step.kind === 'encoding' ? step.encoding : s.style.encoding;
   if (encoding === 'utf-8') return body;
   cases.push(encoding);
   return encode(body, encoding);
@@ -270,9 +288,17 @@ function utf8BodyOf(s: Session, step: Step, cases: string[]): Buffer {
       s.style = step.style;
       s.history = grown();
       break;
-    case 'one-off':
+    case 'one-off': {
       cases.push(`${step.oneOff.kind}${'where' in step.oneOff ? `-${step.oneOff.where}` : ''}`);
-      return writeBody(grown(), s.style, step.oneOff);
+      // Half of them right after the re-sent history (nothing new before what is wrong).
+      const sent = step.pick % 2 === 0 ? grown() : s.history;
+      if (step.oneOff.kind === 'missing-comma' && n > 0) {
+        // The next message glued to the last re-sent one: `[…, {…}{…}]` or `[…, 42"just text"]`.
+        const glued = piece(Buffer.concat([s.history[n - 1]!.bytes, step.more[0]!.bytes]));
+        return writeBody([...s.history.slice(0, -1), glued], s.style);
+      }
+      return writeBody(sent, s.style, step.oneOff);
+    }
     case 'broken-tail': {
       // Cut or spoiled after the re-sent bytes: the error must be the whole parse's, positions included.
       const body = writeBody(grown(), s.style);
@@ -329,6 +355,7 @@ describe('ChatBodyReuse.load', () => {
             history: [],
             style,
             reuse: new ChatBodyReuse(),
+            plain: false,
           }));
           let previous = -1;
           for (const step of steps) {
@@ -347,6 +374,16 @@ describe('ChatBodyReuse.load', () => {
             });
             expect(got).toEqual(expected);
             const reused = s.reuse.lastReused;
+            const plain = PLAIN.has(step.kind) && s.style.encoding === 'utf-8' && expected.ok;
+            if (plain && isJsonObject(value) && Array.isArray(value.messages)) {
+              // Everything located is kept, and a grown or re-sent history reuses all that was kept.
+              expect(s.reuse.keptMessages).toBe(value.messages.length);
+              if (s.plain && (step.kind === 'grow' || step.kind === 'resend')) {
+                expect(reused).toBe(kept);
+                cases.push('reuse-count-checked');
+              }
+            }
+            s.plain = plain;
             if (reused > 0) cases.push(reused < kept ? 'reused-part' : 'reused-all');
             if (kept > 0 && reused === 0) cases.push('parsed-whole-after-kept');
             if (kept > 0 && !expected.ok) cases.push('error-with-kept');
@@ -401,6 +438,8 @@ describe('ChatBodyReuse.load', () => {
       'scalar-message',
       'reused-all',
       'reused-part',
+      'reuse-count-checked',
+      'missing-comma',
       'parsed-whole-after-kept',
       'error-with-kept',
       'shared',
@@ -416,6 +455,7 @@ describe('ChatBodyReuse.load', () => {
       'dup-key-after',
       'escaped-key-after',
       'trailing-comma',
+      'missing-comma',
       'broken-tail',
       'invalid-utf8-tail',
       'invalid-utf8-prefix',
@@ -426,5 +466,33 @@ describe('ChatBodyReuse.load', () => {
       'shared',
     ].map((c) => `${c}@kept`);
     for (const c of [...required, ...requiredKept]) expect(seen.get(c) ?? 0, c).toBeGreaterThanOrEqual(10);
+  });
+});
+
+describe('ChatBodyReuse kept bytes', () => {
+  it('reuses every kept message of a growing history, across the kept buffer’s growth, and after a branch', () => {
+    const reuse = new ChatBodyReuse();
+    const history: string[] = [];
+    const body = () => Buffer.from(`{"model": "m", "messages": [${history.join(', ')}], "stream": false}`);
+    for (let turn = 0; turn < 40; turn += 1) {
+      history.push(
+        `{"role": "${turn % 2 ? 'assistant' : 'user'}", "content": "turn ${turn} ${'é'.repeat(turn * 7)}"}`,
+      );
+      const raw = body();
+      expect(outcome(() => reuse.load(raw))).toEqual(outcome(() => wholeParse(raw)));
+      expect([reuse.lastReused, reuse.keptMessages]).toEqual([turn, turn + 1]);
+    }
+    // Back to turn 20 with another message: the first 20 reused, the kept ones cut there.
+    history.length = 20;
+    history.push('{"role": "user", "content": "another"}');
+    const raw = body();
+    expect(outcome(() => reuse.load(raw))).toEqual(outcome(() => wholeParse(raw)));
+    expect([reuse.lastReused, reuse.keptMessages]).toEqual([20, 21]);
+    history.push('{"role": "assistant", "content": "next"}');
+    const next = body();
+    expect(outcome(() => reuse.load(next))).toEqual(outcome(() => wholeParse(next)));
+    expect([reuse.lastReused, reuse.keptMessages]).toEqual([21, 22]);
+    reuse.release();
+    expect(reuse.keptMessages).toBe(0);
   });
 });

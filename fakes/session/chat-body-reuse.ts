@@ -1,4 +1,9 @@
-import { scanArrayTail, scanObjectTail, skipJsonWhitespace } from '../../common/json-elements.ts';
+import {
+  type ObjectMember,
+  scanArrayTail,
+  scanObjectTail,
+  skipJsonWhitespace,
+} from '../../common/json-elements.ts';
 import { detectJsonEncoding } from '../../common/python-bytes.ts';
 import { isJsonObject, pythonJsonLoadsBytes } from '../../common/python-json.ts';
 
@@ -10,13 +15,13 @@ import { isJsonObject, pythonJsonLoadsBytes } from '../../common/python-json.ts'
  * round, the session server's body (sess7)").
  *
  * Why the result is the full parse's: the kept bytes run from the body's start through its `messages`
- * array's first k elements and were accepted by the parser before (one top-level `messages` key, none
- * spelt with an escape, plain UTF-8). A new body starting with those bytes, followed by `,` (then not
+ * array's first k elements and were accepted by the parser before (plain UTF-8; the array of the last
+ * top-level `messages` key, the one Python keeps, with no key spelt with an escape after it). A new body starting with those bytes, followed by `,` (then not
  * `]`) or `]`, decodes and parses iff the same body without those k elements does (the dropped bytes
  * are whole elements and ASCII separators), to the same values apart from the k elements, which are
  * context-free values equal to the kept ones. The reduced body is parsed with the same parser and
- * options; any error, a second `messages` key after the array, or a count that disagrees, and the
- * original body is parsed whole (so an error is the original's, positions included).
+ * options; any error, a `messages` key after the array (plain or possibly escaped), or a count that
+ * disagrees, and the original body is parsed whole (so an error is the original's, positions included).
  *
  * The kept message objects are the very array the previous request's phase 1 ended with (its re-sent
  * messages replaced by the equal stored ones, record.ts `shareStoredMessages`): parsed messages are
@@ -145,14 +150,15 @@ export class ChatBodyReuse {
     if (raw[open] !== OPEN_OBJECT) return;
     const members = scanObjectTail(raw, open + 1, false);
     if (members === null) return;
-    let arrayOpen = -1;
-    for (const m of members.members) {
-      if (!mayBeMessagesKey(raw, m.keyStart, m.keyEnd)) continue;
-      // A second `messages` (Python keeps the last) or one spelt with escapes: not kept.
-      if (arrayOpen >= 0 || !isMessagesKey(raw, m.keyStart, m.keyEnd)) return;
-      arrayOpen = m.valueStart;
-    }
-    if (arrayOpen < 0 || raw[arrayOpen] !== OPEN_ARRAY) return;
+    // Python keeps the last `messages`; a key spelt with an escape after it might be one too.
+    const all = members.members;
+    let last = -1;
+    all.forEach((m, i) => {
+      if (isMessagesKey(raw, m.keyStart, m.keyEnd)) last = i;
+    });
+    if (last < 0 || all.slice(last + 1).some((m) => mayBeMessagesKey(raw, m.keyStart, m.keyEnd))) return;
+    const arrayOpen = (all[last] as ObjectMember).valueStart;
+    if (raw[arrayOpen] !== OPEN_ARRAY) return;
     const array = scanArrayTail(raw, arrayOpen + 1, false);
     if (array === null || array.elementEnds.length !== messages.length) return;
     this.arrayStart = arrayOpen + 1;

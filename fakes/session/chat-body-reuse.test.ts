@@ -465,7 +465,67 @@ describe('ChatBodyReuse.load', () => {
       'interleaved',
       'shared',
     ].map((c) => `${c}@kept`);
-    for (const c of [...required, ...requiredKept]) expect(seen.get(c) ?? 0, c).toBeGreaterThanOrEqual(10);
+    for (const c of required) expect(seen.get(c) ?? 0, c).toBeGreaterThanOrEqual(10);
+    for (const c of requiredKept) expect(seen.get(c) ?? 0, c).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe('ChatBodyReuse right after the kept bytes', () => {
+  // Each body a guard must refuse, sent right after the body it repeats: what follows the kept
+  // messages is the only thing wrong, so a missing guard gives a value where the whole parse does not.
+  const utf8Style: fc.Arbitrary<Style> = styleArb.map((style) => ({ ...style, encoding: 'utf-8' }));
+  it('gives the whole parse’s value or error for each body that differs only after the kept messages', () => {
+    fc.assert(
+      fc.property(
+        fc.array(message, { minLength: 1, maxLength: 4 }),
+        fc.array(message, { minLength: 1, maxLength: 2 }),
+        utf8Style,
+        fc.constantFrom('"', ',', '}', ']', 'x', '\\', '{', '1', '"x"'),
+        (history, more, style, junk) => {
+          const kept = writeBody(history, style);
+          const glued = piece(Buffer.concat([history[history.length - 1]!.bytes, more[0]!.bytes]));
+          // Just past the last message (only the members around the array follow, none of which holds it).
+          const last = history[history.length - 1]!.bytes;
+          const keptEnd = kept.lastIndexOf(last) + last.length;
+          const variants: Array<[string, Buffer]> = [
+            ['trailing-comma', writeBody(history, style, { kind: 'trailing-comma' })],
+            ['missing-comma', writeBody([...history.slice(0, -1), glued], style)],
+            ['dup-key-after', writeBody(history, style, { kind: 'dup-key', where: 'after' })],
+            [
+              'dup-key-after-grown',
+              writeBody([...history, ...more], style, { kind: 'dup-key', where: 'after' }),
+            ],
+            ['escaped-key-after', writeBody(history, style, { kind: 'escaped-key', where: 'after' })],
+            [
+              'junk-after-kept',
+              Buffer.concat([kept.subarray(0, keptEnd), Buffer.from(junk), kept.subarray(keptEnd)]),
+            ],
+            ['cut-after-kept', kept.subarray(0, keptEnd + 1 + (junk.length % 3))],
+            [
+              'invalid-utf8-after-kept',
+              Buffer.concat([
+                kept.subarray(0, keptEnd),
+                Buffer.from(', "\xff"'),
+                Buffer.from([0xff]),
+                kept.subarray(keptEnd),
+              ]),
+            ],
+            ['resend', kept],
+            ['grown', writeBody([...history, ...more], style)],
+          ];
+          for (const [, body] of variants) {
+            const reuse = new ChatBodyReuse();
+            reuse.load(kept);
+            expect(reuse.keptMessages).toBe(history.length);
+            expect(outcome(() => reuse.load(body))).toEqual(outcome(() => wholeParse(body)));
+            // And the next body after it, whatever was kept.
+            const next = writeBody([...history, ...more], style);
+            expect(outcome(() => reuse.load(next))).toEqual(outcome(() => wholeParse(next)));
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
 

@@ -121,7 +121,10 @@ function writeBody(history: readonly Piece[], style: Style, oneOff?: OneOff): Bu
   const { sep, colon } = style;
   const items = history.map((m) => m.bytes);
   const joined: Buffer[] = [];
-  for (const [i, b] of items.entries()) joined.push(...(i > 0 ? [Buffer.from(sep)] : []), b);
+  for (const [i, b] of items.entries()) {
+    if (i > 0) joined.push(Buffer.from(sep));
+    joined.push(b);
+  }
   if (oneOff?.kind === 'trailing-comma') joined.push(Buffer.from(sep));
   const array = Buffer.concat([Buffer.from(`[${style.inner}`), ...joined, Buffer.from(`${style.inner}]`)]);
   const key = oneOff?.kind === 'escaped-key' && oneOff.where === 'own' ? '"m\\u0065ssages"' : '"messages"';
@@ -137,7 +140,10 @@ function writeBody(history: readonly Piece[], style: Style, oneOff?: OneOff): Bu
       Buffer.from(`"m\\u0065ssages"${colon}[${history.map(() => '{"content": "escaped"}').join(sep)}]`),
     );
   const body: Buffer[] = [Buffer.from(`${style.lead}{`)];
-  for (const [i, m] of members.entries()) body.push(...(i > 0 ? [Buffer.from(sep)] : []), m);
+  for (const [i, m] of members.entries()) {
+    if (i > 0) body.push(Buffer.from(sep));
+    body.push(m);
+  }
   body.push(Buffer.from(`}${style.lead}`));
   return Buffer.concat(body);
 }
@@ -364,7 +370,7 @@ describe('ChatBodyReuse.load', () => {
             if (previous !== -1 && previous !== step.session) cases.push('interleaved');
             previous = step.session;
             const raw = bodyOf(s, step, cases);
-            for (const m of s.history) cases.push(...m.cases);
+            for (const m of s.history) for (const c of m.cases) cases.push(c);
             const kept = s.reuse.keptMessages;
             const expected = outcome(() => wholeParse(raw));
             let value: unknown;

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ChatBodyReuse } from '../../fakes/session/chat-body-reuse.ts';
@@ -15,23 +15,46 @@ import { completionBody } from './support.ts';
 
 interface Backend {
   readonly url: string;
-  /** Every body that reached it, in arrival order. */
+  /** Every body answered, in answer order. */
   readonly bodies: Buffer[];
+  /**
+   * Holds the next `count` requests, then answers them one at a time in the order of their bytes,
+   * each after `answered()`'s promise (taken just before it) resolved: siblings commit in a fixed order.
+   */
+  holdNext(count: number, answered: () => Promise<unknown>): void;
   close(): Promise<void>;
 }
 
-// A backend on a real socket that keeps each body's bytes and answers a completion numbered by arrival.
+// A backend on a real socket that keeps each body's bytes and answers a completion numbered in answer order.
 async function startBackend(): Promise<Backend> {
   const bodies: Buffer[] = [];
+  let hold: { count: number; answered: () => Promise<unknown> } | null = null;
+  let held: Array<{ body: Buffer; response: ServerResponse }> = [];
+  const answer = (body: Buffer, response: ServerResponse) => {
+    bodies.push(body);
+    const n = bodies.length;
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(completionBody({ content: `reply ${n}` }, { id: `cmpl-${n}` })));
+  };
+  const release = async (group: typeof held, answered: () => Promise<unknown>) => {
+    group.sort((a, b) => Buffer.compare(a.body, b.body));
+    for (const { body, response } of group) {
+      const committed = answered();
+      answer(body, response);
+      await committed;
+    }
+  };
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (c: Buffer) => chunks.push(c));
     request.on('end', () => {
-      bodies.push(Buffer.concat(chunks));
-      const n = bodies.length;
-      const body = JSON.stringify(completionBody({ content: `reply ${n}` }, { id: `cmpl-${n}` }));
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(body);
+      const body = Buffer.concat(chunks);
+      if (hold === null) return answer(body, response);
+      held.push({ body, response });
+      if (held.length < hold.count) return;
+      const [group, answered] = [held, hold.answered];
+      [held, hold] = [[], null];
+      void release(group, answered);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -39,6 +62,9 @@ async function startBackend(): Promise<Backend> {
   return {
     url: `http://127.0.0.1:${port}`,
     bodies,
+    holdNext: (count, answered) => {
+      hold = { count, answered };
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -184,16 +210,16 @@ async function run(stack: Stack): Promise<string[]> {
   }
   for (const step of scenario()) {
     const path = `/sessions/${ids[step.session]}/v1/chat/completions`;
+    if (step.bodies.length > 1)
+      stack.backend.holdNext(step.bodies.length, () => stack.server.events.next('chat:committed'));
     const answers = await Promise.all(step.bodies.map((b) => exchange(stack, ids, 'POST', path, b)));
-    out.push(...answers.map((a) => `${step.label}: ${a}`));
+    for (const a of answers) out.push(`${step.label}: ${a}`);
   }
   for (const id of ids) {
     out.push(await exchange(stack, ids, 'GET', `/sessions/${id}`));
     out.push(await exchange(stack, ids, 'POST', `/sessions/${id}/samples`, Buffer.from('{}')));
   }
-  // Siblings reach the backend in either order: compared as a set of bytes, with their count.
-  out.push(...stack.backend.bodies.map((b) => b.toString('latin1')).sort());
-  return out;
+  return out.concat(stack.backend.bodies.map((b) => b.toString('latin1')));
 }
 
 let on: Stack;

@@ -16,16 +16,19 @@ import { isJsonObject, pythonJsonLoadsBytes } from '../../common/python-json.ts'
  *
  * Why the result is the full parse's: the kept bytes run from the body's start through its `messages`
  * array's first k elements and were accepted by the parser before (plain UTF-8; the array of the last
- * top-level `messages` key, the one Python keeps, with no key spelt with an escape after it). A new body starting with those bytes, followed by `,` (then not
- * `]`) or `]`, decodes and parses iff the same body without those k elements does (the dropped bytes
- * are whole elements and ASCII separators), to the same values apart from the k elements, which are
- * context-free values equal to the kept ones. The reduced body is parsed with the same parser and
+ * top-level `messages` key, the one Python keeps, with no key spelt with an escape after it). A new
+ * body starting with those bytes, followed by `,` (then not `]`) or `]`, decodes and parses iff the
+ * same body without those k elements does (the dropped bytes are whole elements and ASCII
+ * separators), to the same values apart from the k elements, which are context-free values equal to
+ * the kept ones. The reduced body is parsed with the same parser and
  * options; any error, a `messages` key after the array (plain or possibly escaped), or a count that
  * disagrees, and the original body is parsed whole (so an error is the original's, positions included).
  *
  * The kept message objects are the very array the previous request's phase 1 ended with (its re-sent
  * messages replaced by the equal stored ones, record.ts `shareStoredMessages`): parsed messages are
- * never changed in place (records, nodes and forwarded-body.ts share them).
+ * never changed in place (records, nodes and forwarded-body.ts share them). Phase 1 runs under the
+ * session lock, so concurrent requests (siblings) load one after another, each reusing what it shares
+ * with the body before it: the kept body is an optimisation, never a source of truth.
  */
 
 const OPEN_ARRAY = 0x5b;
@@ -44,7 +47,7 @@ export class ChatBodyReuse {
   private bytes: Buffer = Buffer.alloc(0);
   /** Just past the `[` of the `messages` array. */
   private arrayStart = 0;
-  /** Just past each kept message, in order (the last one is `length`). */
+  /** Just past each kept message, in order (the last one is where the kept bytes end). */
   private ends: number[] = [];
   /** The kept messages, one per end. */
   private messages: readonly unknown[] = [];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { scanArrayTail, skipJsonValue, skipJsonWhitespace } from './json-elements.ts';
+import { scanArrayTail, scanObjectTail, skipJsonValue, skipJsonWhitespace } from './json-elements.ts';
 import { faithfulJsonDumps, pythonJsonDumps, pythonJsonLoads } from './python-json.ts';
 
 /**
@@ -93,5 +93,59 @@ describe('scanArrayTail', () => {
     expect(scanArrayTail(utf8.encode('[1 2]'), 1, false)).toBeNull();
     expect(scanArrayTail(utf8.encode('["abc'), 1, false)).toBeNull();
     expect(scanArrayTail(utf8.encode('[]'), 1, false)).toEqual({ elementEnds: [], close: 1 });
+  });
+});
+
+describe('scanObjectTail', () => {
+  // Whitespace as any writer (or a hand-written body) may put it between tokens.
+  const ws = fc.constantFrom('', ' ', '\n  ', '\t', '\r\n ');
+  it('gives every member its key and value bounds, from the start and from any member on', () => {
+    fc.assert(
+      fc.property(
+        // Pairs, not a dictionary: a key may come twice (Python keeps the last, the scan sees both).
+        fc.array(fc.tuple(trickyString, element, ws, ws, ws), { maxLength: 6 }),
+        fc.constantFrom(...writers),
+        ws,
+        fc.nat(),
+        (pairs, writer, end, k) => {
+          const piece = (v: unknown) =>
+            writer
+              .write([v])
+              .replace(/^\[\s*/, '')
+              .replace(/\s*\]$/, '');
+          const members = pairs.map(([key, value, a, b, c]) => `${a}${piece(key)}${b}:${c}${piece(value)}`);
+          const doc = `{${members.join(',')}${end}}`;
+          const bytes = utf8.encode(doc);
+          const parse = (s: string) => (writer.python ? pythonJsonLoads(s) : JSON.parse(s));
+          const whole = scanObjectTail(bytes, 1, false);
+          expect(whole).not.toBeNull();
+          expect(whole?.close).toBe(bytes.length - 1);
+          expect(whole?.members.length).toBe(pairs.length);
+          whole?.members.forEach((m, i) => {
+            const [key, value] = pairs[i]!;
+            expect(parse(text(bytes, m.keyStart, m.keyEnd))).toBe(key);
+            expect(bytes[m.valueStart]).not.toBe(0x20);
+            expect(faithfulJsonDumps(parse(text(bytes, m.valueStart, m.valueEnd)))).toBe(
+              faithfulJsonDumps(parse(piece(value))),
+            );
+          });
+          if (pairs.length > 0) {
+            const i = k % pairs.length;
+            const all = whole?.members ?? [];
+            const rest = scanObjectTail(bytes, all[i]?.valueEnd as number, true);
+            expect(rest).toEqual({ members: all.slice(i + 1), close: whole?.close });
+          }
+        },
+      ),
+    );
+  });
+
+  it('gives null where the bytes end first or a member is not shaped key, colon, value', () => {
+    expect(scanObjectTail(utf8.encode('{"a": 1'), 1, false)).toBeNull();
+    expect(scanObjectTail(utf8.encode('{"a" 1}'), 1, false)).toBeNull();
+    expect(scanObjectTail(utf8.encode('{a: 1}'), 1, false)).toBeNull();
+    expect(scanObjectTail(utf8.encode('{"a": 1 "b": 2}'), 1, false)).toBeNull();
+    expect(scanObjectTail(utf8.encode('{"a": "}'), 1, false)).toBeNull();
+    expect(scanObjectTail(utf8.encode('{}'), 1, false)).toEqual({ members: [], close: 1 });
   });
 });

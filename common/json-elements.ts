@@ -108,3 +108,49 @@ export function scanArrayTail(bytes: Uint8Array, from: number, afterElement: boo
     needComma = true;
   }
 }
+
+/** One member of an object: where its key string starts and ends, where its value starts and ends. */
+export interface ObjectMember {
+  readonly keyStart: number;
+  readonly keyEnd: number;
+  readonly valueStart: number;
+  readonly valueEnd: number;
+}
+
+/** The members of an object from some point on, and where the object closes. */
+export interface ObjectTail {
+  readonly members: ObjectMember[];
+  /** The offset of the object's closing `}`. */
+  readonly close: number;
+}
+
+/**
+ * Scans an object from `from`, which is just past its `{` or just past one of its members' values: the
+ * members after that point (key and value bounds) and the offset of its `}`; null when the bytes are
+ * not shaped so. A key's bytes are its string token as written, quotes and escapes included.
+ */
+export function scanObjectTail(bytes: Uint8Array, from: number, afterMember: boolean): ObjectTail | null {
+  const members: ObjectMember[] = [];
+  let p = skipJsonWhitespace(bytes, from);
+  let needComma = afterMember;
+  for (;;) {
+    const c = bytes[p];
+    if (c === undefined) return null;
+    if (c === CLOSE_OBJECT) return { members, close: p };
+    if (needComma) {
+      if (c !== COMMA) return null;
+      p = skipJsonWhitespace(bytes, p + 1);
+    }
+    if (bytes[p] !== QUOTE) return null;
+    const keyEnd = skipString(bytes, p);
+    if (keyEnd < 0) return null;
+    const colon = skipJsonWhitespace(bytes, keyEnd);
+    if (bytes[colon] !== COLON) return null;
+    const valueStart = skipJsonWhitespace(bytes, colon + 1);
+    const valueEnd = skipJsonValue(bytes, valueStart);
+    if (valueEnd < 0) return null;
+    members.push({ keyStart: p, keyEnd, valueStart, valueEnd });
+    p = skipJsonWhitespace(bytes, valueEnd);
+    needComma = true;
+  }
+}

@@ -8,6 +8,7 @@ import {
 } from '../../common/python-json.ts';
 import type { TemplateKwargs, TitoFamily } from '../tokenizer/tito.ts';
 import { type BackendClient, BackendTransportError } from './backend.ts';
+import type { ChatBodyReuse } from './chat-body-reuse.ts';
 import { HttpFailure, internalServerError, jsonError, sessionNotFound } from './errors.ts';
 import { forwardedBodyBytes } from './forwarded-body.ts';
 import { MatcherError } from './matcher.ts';
@@ -46,6 +47,8 @@ export interface ChatConfig {
   readonly now: () => number;
   /** Told the id of every node a chat commits. */
   readonly onCommitted?: (sessionId: string, nodeId: number) => void;
+  /** False: every body parsed whole (default: the session's previous body reused, chat-body-reuse.ts). */
+  readonly reuseBodyBytes?: boolean;
 }
 
 export interface IncomingChat {
@@ -66,12 +69,13 @@ interface Prepared {
   readonly attachParent: SessionState['activeLeaf'];
 }
 
-function parseChatBody(raw: Buffer): Record<string, unknown> {
+function parseChatBody(raw: Buffer, reuse: ChatBodyReuse | null): Record<string, unknown> {
   if (raw.length === 0) return {};
   let parsed: unknown;
   try {
-    // Floats stay floats (`"temperature": 1.0` is forwarded and recorded as `1.0`, as Miles does).
-    parsed = pythonJsonLoadsBytes(raw, { keepFloats: true });
+    // Floats stay floats (`"temperature": 1.0` is forwarded and recorded as `1.0`, as Miles does). The
+    // reuse gives the same value or error as the whole parse, reusing the previous body's messages.
+    parsed = reuse === null ? pythonJsonLoadsBytes(raw, { keepFloats: true }) : reuse.load(raw);
   } catch (error) {
     // Miles catches only JSONDecodeError: undecodable bytes (UnicodeDecodeError) are a plain 500.
     if (!(error instanceof PythonJsonDecodeError)) throw internalServerError(error);
@@ -106,8 +110,11 @@ function effectiveKwargs(config: ChatConfig, body: Record<string, unknown>): Tem
 
 function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
   const { state } = chat;
-  if (state.closing) throw sessionNotFound(state.id);
-  const body = parseChatBody(chat.body);
+  if (state.closing) {
+    state.chatBodyReuse.release();
+    throw sessionNotFound(state.id);
+  }
+  const body = parseChatBody(chat.body, config.reuseBodyBytes === false ? null : state.chatBodyReuse);
   const stream = pythonTruthy(body.stream);
   delete body.stream;
   delete body.stream_options;
@@ -182,7 +189,11 @@ export async function handleChat(config: ChatConfig, chat: IncomingChat): Promis
   }
 
   await state.lock.run(() => {
-    if (state.closing) return;
+    if (state.closing) {
+      // Deleted while this request was out: nothing more to reuse in this session.
+      state.chatBodyReuse.release();
+      return;
+    }
     const record: SessionRecord = {
       timestamp: config.now(),
       request_timestamp: chat.requestTimestamp,

@@ -90,6 +90,8 @@ export interface SessionServerOptions {
   readonly sessionWarningThreshold?: number;
   /** Operator warnings (the CLI prints them to stderr). */
   readonly onWarning?: (message: string) => void;
+  /** False parses every chat body whole (default true: the same values, reusing re-sent bytes; chat.ts). */
+  readonly reuseChatBodyBytes?: boolean;
 }
 
 /** What `GET /harness/stats` answers: the live sessions and what they hold (the fake's own route). */
@@ -210,6 +212,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     returnIndexerTopk: options.returnIndexerTopk ?? false,
     lora: options.lora ?? false,
     now,
+    reuseBodyBytes: options.reuseChatBodyBytes ?? true,
   };
 
   const maxSessions = options.maxSessions ?? null;

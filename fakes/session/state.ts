@@ -1,5 +1,6 @@
 import { isJsonObject, pythonRepr } from '../../common/python-json.ts';
 import type { TemplateKwargs, TitoFamily } from '../tokenizer/tito.ts';
+import { ChatBodyReuse } from './chat-body-reuse.ts';
 import { jsonError } from './errors.ts';
 import { AsyncLock } from './lock.ts';
 import type { SessionRecord } from './record.ts';
@@ -17,6 +18,8 @@ export class SessionState {
   readonly tree: SessionTree;
   closing = false;
   activeLeaf: TrajectoryNode | null = null;
+  /** Speed only: the previous chat body's bytes and messages, for the next body to reuse (chat-body-reuse.ts). */
+  readonly chatBodyReuse = new ChatBodyReuse();
 
   constructor(id: string, maxNodes?: number) {
     this.id = id;

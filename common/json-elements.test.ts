@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { scanArrayTail, scanObjectTail, skipJsonValue, skipJsonWhitespace } from './json-elements.ts';
+import {
+  isKeyToken,
+  keyMayBe,
+  scanArrayTail,
+  scanObjectTail,
+  skipJsonValue,
+  skipJsonWhitespace,
+} from './json-elements.ts';
 import { faithfulJsonDumps, pythonJsonDumps, pythonJsonLoads } from './python-json.ts';
 
 /**
@@ -134,6 +141,15 @@ describe('scanObjectTail', () => {
             const all = whole?.members ?? [];
             const rest = scanObjectTail(bytes, all[i]?.valueEnd as number, true);
             expect(rest).toEqual({ members: all.slice(i + 1), close: whole?.close });
+            // Bounded at the comma after member i: the members before it, as if the object ended there.
+            const comma = skipJsonWhitespace(bytes, all[i]?.valueEnd as number);
+            if (i + 1 < pairs.length) {
+              expect(bytes[comma]).toBe(0x2c);
+              expect(scanObjectTail(bytes, 1, false, comma)).toEqual({
+                members: all.slice(0, i + 1),
+                close: comma,
+              });
+            }
           }
         },
       ),
@@ -147,5 +163,32 @@ describe('scanObjectTail', () => {
     expect(scanObjectTail(utf8.encode('{"a": 1 "b": 2}'), 1, false)).toBeNull();
     expect(scanObjectTail(utf8.encode('{"a": "}'), 1, false)).toBeNull();
     expect(scanObjectTail(utf8.encode('{}'), 1, false)).toEqual({ members: [], close: 1 });
+    // A bound inside a member, or one the members never stop at, is not where they stop.
+    const two = utf8.encode('{"a": 1, "b": 2}');
+    expect(scanObjectTail(two, 1, false, 7)).toEqual({
+      members: [{ keyStart: 1, keyEnd: 4, valueStart: 6, valueEnd: 7 }],
+      close: 7,
+    });
+    expect(scanObjectTail(two, 1, false, 4)).toBeNull();
+    expect(scanObjectTail(two, 1, false, 8)).toBeNull();
+  });
+});
+
+describe('isKeyToken and keyMayBe', () => {
+  const token = utf8.encode('"messages"');
+  it.each([
+    ['"messages"', true, true],
+    ['"message"', false, false],
+    ['"messagez"', false, false],
+    ['"messag\\u0065s"', false, true],
+    ['"a\\nb"', false, true],
+    ['"MESSAGES"', false, false],
+  ])('%s: spelt so %s, might be %s', (key, spelt, might) => {
+    const bytes = utf8.encode(`{${key}: 1}`);
+    const end = 1 + utf8.encode(key).length;
+    // The oracle: a key that decodes to `messages` is always one that might be.
+    if (JSON.parse(key) === 'messages') expect(might).toBe(true);
+    expect(isKeyToken(bytes, 1, end, token)).toBe(spelt);
+    expect(keyMayBe(bytes, 1, end, token)).toBe(might);
   });
 });

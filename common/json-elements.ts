@@ -127,16 +127,24 @@ export interface ObjectTail {
 /**
  * Scans an object from `from`, which is just past its `{` or just past one of its members' values: the
  * members after that point (key and value bounds) and the offset of its `}`; null when the bytes are
- * not shaped so. A key's bytes are its string token as written, quotes and escapes included.
+ * not shaped so. A key's bytes are its string token as written, quotes and escapes included. With
+ * `end` (≥ 0), the members stop at that offset instead of at a `}` (`close` is then `end`): for a caller
+ * that reads the object's last members otherwise.
  */
-export function scanObjectTail(bytes: Uint8Array, from: number, afterMember: boolean): ObjectTail | null {
+export function scanObjectTail(
+  bytes: Uint8Array,
+  from: number,
+  afterMember: boolean,
+  end = -1,
+): ObjectTail | null {
   const members: ObjectMember[] = [];
   let p = skipJsonWhitespace(bytes, from);
   let needComma = afterMember;
   for (;;) {
+    if (p === end) return { members, close: end };
     const c = bytes[p];
-    if (c === undefined) return null;
-    if (c === CLOSE_OBJECT) return { members, close: p };
+    if (c === undefined || (end >= 0 && p > end)) return null;
+    if (end < 0 && c === CLOSE_OBJECT) return { members, close: p };
     if (needComma) {
       if (c !== COMMA) return null;
       p = skipJsonWhitespace(bytes, p + 1);
@@ -153,4 +161,21 @@ export function scanObjectTail(bytes: Uint8Array, from: number, afterMember: boo
     p = skipJsonWhitespace(bytes, valueEnd);
     needComma = true;
   }
+}
+
+/** Whether the key token `bytes[start:end]` (quotes included) is `token` as written, byte for byte. */
+export function isKeyToken(bytes: Uint8Array, start: number, end: number, token: Uint8Array): boolean {
+  if (end - start !== token.length) return false;
+  for (let i = 0; i < token.length; i++) if (bytes[start + i] !== token[i]) return false;
+  return true;
+}
+
+/**
+ * Whether the key token `bytes[start:end]` might decode to the key `token` spells: written so, or with
+ * an escape in it (not decoded here; `"messag\u0065s"` is `messages`).
+ */
+export function keyMayBe(bytes: Uint8Array, start: number, end: number, token: Uint8Array): boolean {
+  if (isKeyToken(bytes, start, end, token)) return true;
+  for (let p = start; p < end; p++) if (bytes[p] === BACKSLASH) return true;
+  return false;
 }

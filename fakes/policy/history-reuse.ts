@@ -1,5 +1,11 @@
 import { createHash, type Hash } from 'node:crypto';
-import { scanArrayTail, skipJsonValue, skipJsonWhitespace } from '../../common/json-elements.ts';
+import {
+  isKeyToken,
+  keyMayBe,
+  scanArrayTail,
+  scanObjectTail,
+  skipJsonWhitespace,
+} from '../../common/json-elements.ts';
 import { continueMessagesHash, lastMessageHead } from '../../contracts/request-digest.ts';
 
 /**
@@ -39,9 +45,6 @@ const IDS_KEY = Buffer.from(', "input_ids": [', 'latin1');
 const MESSAGES_KEY = Buffer.from('"messages"', 'latin1');
 const COMMA = 0x2c;
 const SPACE = 0x20;
-const COLON = 0x3a;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
@@ -188,23 +191,6 @@ function restObject(value: unknown): Record<string, unknown> | null {
   return value as Record<string, unknown>;
 }
 
-/**
- * Whether the key string `body[from:to]` (quotes included) is `"messages"`, however it is escaped;
- * null when it does not parse (never on an accepted document: the caller then reads the body whole).
- */
-function isMessagesKey(body: Buffer, from: number, to: number): boolean | null {
-  if (to - from === MESSAGES_KEY.length && body.compare(MESSAGES_KEY, 0, MESSAGES_KEY.length, from, to) === 0)
-    return true;
-  let escaped = false;
-  for (let p = from; p < to && !escaped; p++) escaped = body[p] === BACKSLASH;
-  if (!escaped) return false;
-  try {
-    return JSON.parse(utf8.decode(body.subarray(from, to))) === 'messages';
-  } catch {
-    return null;
-  }
-}
-
 /** Where the top-level `messages` array of an accepted body is: just past its `[`, its elements' ends. */
 interface MessagesBytes {
   readonly open: number;
@@ -212,10 +198,10 @@ interface MessagesBytes {
 }
 
 /**
- * Walks the members of an object a parser accepted, from `p` (just past its `{`, or just past a
- * member's value when `afterMember`) to `end` (where its members stop: the ids key's comma). Gives the
- * last `messages` member's array (null when none, or when that member is not an array) and whether any
- * `messages` member was met; undefined when the bytes are not so shaped.
+ * The members of an object a parser accepted, from `from` (just past its `{`, or just past a member's
+ * value when `afterMember`) to `end` (where its members stop: the ids key's comma): the last `messages`
+ * member's array (null when none, or when that member is not an array) and whether any member might be
+ * `messages` (a key with an escape counts); undefined when the bytes are not so shaped.
  */
 function walkMembers(
   body: Buffer,
@@ -223,37 +209,20 @@ function walkMembers(
   end: number,
   afterMember: boolean,
 ): { messages: MessagesBytes | null; met: boolean } | undefined {
+  const tail = scanObjectTail(body, from, afterMember, end);
+  if (tail === null) return undefined;
   let messages: MessagesBytes | null = null;
   let met = false;
-  let p = skipJsonWhitespace(body, from);
-  let needComma = afterMember;
-  while (p !== end) {
-    if (needComma) {
-      if (body[p] !== COMMA) return undefined;
-      p = skipJsonWhitespace(body, p + 1);
-    }
-    if (body[p] !== QUOTE) return undefined;
-    const keyEnd = skipJsonValue(body, p);
-    if (keyEnd < 0 || keyEnd > end) return undefined;
-    const named = isMessagesKey(body, p, keyEnd);
-    if (named === null) return undefined;
-    p = skipJsonWhitespace(body, keyEnd);
-    if (body[p] !== COLON) return undefined;
-    p = skipJsonWhitespace(body, p + 1);
-    let valueEnd: number;
-    if (named) met = true;
-    if (named && body[p] === OPEN_ARRAY) {
-      const tail = scanArrayTail(body, p + 1, false);
-      if (tail === null) return undefined;
-      messages = { open: p + 1, ends: tail.elementEnds };
-      valueEnd = tail.close + 1;
-    } else {
-      if (named) messages = null;
-      valueEnd = skipJsonValue(body, p);
-    }
-    if (valueEnd < 0 || valueEnd > end) return undefined;
-    p = skipJsonWhitespace(body, valueEnd);
-    needComma = true;
+  for (const member of tail.members) {
+    if (!keyMayBe(body, member.keyStart, member.keyEnd, MESSAGES_KEY)) continue;
+    met = true;
+    // An escaped key might be `messages` too: which array the parse kept is then not known here.
+    if (!isKeyToken(body, member.keyStart, member.keyEnd, MESSAGES_KEY)) return undefined;
+    messages = null;
+    if (body[member.valueStart] !== OPEN_ARRAY) continue;
+    const array = scanArrayTail(body, member.valueStart + 1, false);
+    if (array === null || array.close + 1 !== member.valueEnd) return undefined;
+    messages = { open: member.valueStart + 1, ends: array.elementEnds };
   }
   return { messages, met };
 }

@@ -1,4 +1,6 @@
 import {
+  isKeyToken,
+  keyMayBe,
   type ObjectMember,
   scanArrayTail,
   scanObjectTail,
@@ -35,7 +37,6 @@ const OPEN_ARRAY = 0x5b;
 const OPEN_OBJECT = 0x7b;
 const COMMA = 0x2c;
 const CLOSE_ARRAY = 0x5d;
-const BACKSLASH = 0x5c;
 // The key token `"messages"` as written without escapes.
 const MESSAGES_KEY = Buffer.from('"messages"');
 // Floats stay floats (`"temperature": 1.0` is forwarded and recorded as `1.0`, as Miles does).
@@ -131,7 +132,8 @@ export class ChatBodyReuse {
     const array = scanArrayTail(raw, end, true);
     if (!Array.isArray(tail) || array === null || array.elementEnds.length !== tail.length) return null;
     const after = scanObjectTail(raw, array.close + 1, true);
-    if (after === null || after.members.some((m) => mayBeMessagesKey(raw, m.keyStart, m.keyEnd))) return null;
+    if (after === null || after.members.some((m) => keyMayBe(raw, m.keyStart, m.keyEnd, MESSAGES_KEY)))
+      return null;
     const messages = this.messages.slice(0, k);
     for (const message of tail) messages.push(message);
     value.messages = messages;
@@ -157,9 +159,10 @@ export class ChatBodyReuse {
     const all = members.members;
     let last = -1;
     all.forEach((m, i) => {
-      if (isMessagesKey(raw, m.keyStart, m.keyEnd)) last = i;
+      if (isKeyToken(raw, m.keyStart, m.keyEnd, MESSAGES_KEY)) last = i;
     });
-    if (last < 0 || all.slice(last + 1).some((m) => mayBeMessagesKey(raw, m.keyStart, m.keyEnd))) return;
+    if (last < 0 || all.slice(last + 1).some((m) => keyMayBe(raw, m.keyStart, m.keyEnd, MESSAGES_KEY)))
+      return;
     const arrayOpen = (all[last] as ObjectMember).valueStart;
     if (raw[arrayOpen] !== OPEN_ARRAY) return;
     const array = scanArrayTail(raw, arrayOpen + 1, false);
@@ -185,13 +188,4 @@ export class ChatBodyReuse {
     for (const e of newEnds) this.ends.push(e);
     this.messages = messages;
   }
-}
-
-/** Whether a key token could decode to `messages`: spelt so, or with an escape (not decoded here). */
-function mayBeMessagesKey(raw: Buffer, start: number, end: number): boolean {
-  return isMessagesKey(raw, start, end) || raw.subarray(start, end).includes(BACKSLASH);
-}
-
-function isMessagesKey(raw: Buffer, start: number, end: number): boolean {
-  return end - start === MESSAGES_KEY.length && raw.subarray(start, end).equals(MESSAGES_KEY);
 }

@@ -18,8 +18,10 @@ describe('HistoryBody', () => {
         const history: unknown[] = [];
         expect(body.bytes().equals(Buffer.from(JSON.stringify({ messages: history })))).toBe(true);
         for (const added of turns) {
-          body.push(...added);
-          history.push(...added);
+          for (const message of added) {
+            body.push(message);
+            history.push(message);
+          }
           expect(body.bytes().toString('utf8')).toBe(JSON.stringify({ messages: history }));
           expect(body.bytes().equals(Buffer.from(JSON.stringify({ messages: history })))).toBe(true);
         }

@@ -7,6 +7,7 @@ import {
   skipJsonWhitespace,
 } from '../../common/json-elements.ts';
 import { continueMessagesHash, lastMessageHead } from '../../contracts/request-digest.ts';
+import { writeInts } from './input-ids-body.ts';
 
 /**
  * The chat body as the policy reads it, reusing what the previous body of the same routing key (the
@@ -104,7 +105,6 @@ function roomFor<T extends Uint8Array | Int32Array>(
  * `state.count` on; the new count, or -1 when the bytes are not so written (`from === to`: none).
  */
 function appendIds(state: IdsState, body: Uint8Array, from: number, to: number): number {
-  if (from === to) return state.count;
   // At most one id per 3 bytes (`1, `).
   state.ids = roomFor(
     state.ids,
@@ -112,31 +112,7 @@ function appendIds(state: IdsState, body: Uint8Array, from: number, to: number):
     state.count,
     (n) => new Int32Array(n),
   );
-  const out = state.ids;
-  let n = state.count;
-  let p = from;
-  for (;;) {
-    let negative = false;
-    if (body[p] === 0x2d) {
-      negative = true;
-      p += 1;
-    }
-    const start = p;
-    let value = 0;
-    while (p < to) {
-      const d = (body[p] as number) - 0x30;
-      if (d < 0 || d > 9) break;
-      value = value * 10 + d;
-      p += 1;
-    }
-    const digits = p - start;
-    if (digits === 0 || digits > 9 || (digits > 1 && body[start] === 0x30)) return -1;
-    if (negative && value === 0) return -1;
-    out[n++] = negative ? -value : value;
-    if (p === to) return n;
-    if (body[p] !== COMMA || body[p + 1] !== SPACE || p + 2 >= to) return -1;
-    p += 2;
-  }
+  return writeInts(state.ids, state.count, body, from, to);
 }
 
 /**

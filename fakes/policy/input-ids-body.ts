@@ -66,7 +66,17 @@ function readInts(body: Uint8Array, from: number, to: number, count: number): In
   if (from === to) return new Int32Array(0);
   // `count`: one more than the commas, so at most that many ids are read.
   const out = new Int32Array(count);
-  let n = 0;
+  return writeInts(out, 0, body, from, to) === count ? out : null;
+}
+
+/**
+ * Parses `body[from:to]`, written as `readInts` reads it, into `out` from index `at` on (`out` has room
+ * for every id: at most one per 3 bytes, `1, `); the index after the last id written, or -1 when the
+ * bytes are not so written. An empty range writes nothing.
+ */
+export function writeInts(out: Int32Array, at: number, body: Uint8Array, from: number, to: number): number {
+  if (from === to) return at;
+  let n = at;
   let p = from;
   for (;;) {
     let negative = false;
@@ -83,13 +93,12 @@ function readInts(body: Uint8Array, from: number, to: number, count: number): In
       p += 1;
     }
     const digits = p - start;
-    if (digits === 0 || digits > 9 || (digits > 1 && body[start] === 0x30)) return null;
-    if (negative && value === 0) return null;
-    if (n === count) return null;
+    if (digits === 0 || digits > 9 || (digits > 1 && body[start] === 0x30)) return -1;
+    if (negative && value === 0) return -1;
+    if (n === out.length) return -1;
     out[n++] = negative ? -value : value;
-    if (p === to) break;
-    if (body[p] !== 0x2c || body[p + 1] !== 0x20 || p + 2 >= to) return null;
+    if (p === to) return n;
+    if (body[p] !== 0x2c || body[p + 1] !== 0x20 || p + 2 >= to) return -1;
     p += 2;
   }
-  return n === count ? out : null;
 }

@@ -37,6 +37,10 @@ const message = fc.oneof(
   // Not a message object: the writer must not care.
   { weight: 1, arbitrary: value },
 );
+// A tool output of 1–20 KB (the kept list bytes grow in steps of a quarter plus 4 KB).
+const longMessage = fc
+  .tuple(text, fc.integer({ min: 200, max: 4000 }))
+  .map(([t, n]) => ({ role: 'tool', content: `${t}output `.repeat(n).slice(0, n * 5) }));
 const extras = fc.dictionary(
   fc.constantFrom('model', 'temperature', 'logprobs', 'input_ids', 'tools', 'é', 'messages '),
   value,
@@ -96,6 +100,8 @@ describe('forwardedBodyBytes', () => {
           { weight: 3, arbitrary: message.map((m) => ({ kind: 'new' as const, m })) },
           { weight: 2, arbitrary: fc.nat().map((at) => ({ kind: 'copy' as const, at })) },
           { weight: 1, arbitrary: fc.constantFrom(0, -0, 'x').map((m) => ({ kind: 'new' as const, m })) },
+          // Long enough that a list outgrows the bytes kept for its first message while re-sending them.
+          { weight: 1, arbitrary: longMessage.map((m) => ({ kind: 'new' as const, m })) },
         ),
         { maxLength: 4 },
       ),

@@ -26,30 +26,39 @@ function messageText(message: unknown): string {
   return text;
 }
 
-/** The bytes of a list's messages (inside its brackets), with the list they were written from. */
+/**
+ * The bytes of the last list written per first message (inside its brackets), in a buffer the entry
+ * owns: the next list re-sending a run of the same objects keeps that run's bytes where they are and
+ * has only the rest written after them.
+ */
 interface ListBytes {
   /** The messages written, by reference. */
-  readonly messages: readonly unknown[];
-  readonly bytes: Uint8Array;
-  /** `ends[i]`: where message i's text ends in `bytes`. */
-  readonly ends: Int32Array;
+  messages: unknown[];
+  /** The list's bytes are `buffer[0:length]`; the rest is room to grow into. */
+  buffer: Uint8Array;
+  length: number;
+  /** `ends[i]`: where message i's text ends in the buffer. */
+  ends: Int32Array;
 }
 
 // The last list written per first message (an object: a session's stored system prompt, shared by
 // each of its requests), so the next request of that session, which re-sends the same stored objects
-// and then a few new ones, copies the bytes of the re-sent run at once instead of joining and encoding
-// each message's text again. One list per first message: about a history's size per session.
+// and then a few new ones, keeps the bytes of the re-sent run instead of joining and encoding each
+// message's text again (and instead of copying them into a fresh buffer: fresh pages cost more than
+// the copy). One list per first message: about a history's size per session.
 const lastLists = new WeakMap<object, ListBytes>();
 const listWriter = new AsciiWriter();
 
 /**
  * The bytes of `list`'s messages' texts joined by `", "` (`pythonJsonDumps(list)` without its brackets;
  * the texts are ASCII, `ensure_ascii`). The leading run of objects that are the very objects the last
- * list with the same first message held is copied from that list's bytes.
+ * list with the same first message held keeps that list's bytes. The bytes returned are the entry's
+ * own buffer: valid only until the next call (the caller copies them at once, `forwardedBodyBytes`).
  */
 function messageListBytes(list: readonly unknown[]): Uint8Array {
   const first = list[0];
-  const last = typeof first === 'object' && first !== null ? lastLists.get(first) : undefined;
+  const keyed = typeof first === 'object' && first !== null;
+  const last = keyed ? lastLists.get(first) : undefined;
   let reused = 0;
   if (last !== undefined) {
     const held = last.messages;
@@ -57,22 +66,38 @@ function messageListBytes(list: readonly unknown[]): Uint8Array {
     // Objects only: a number or string equal by `===` may still print otherwise (`0` and `-0`).
     while (reused < most && list[reused] === held[reused] && typeof held[reused] === 'object') reused += 1;
   }
+  // The rest's texts, each preceded by the separator (none before the list's first).
   const writer = listWriter;
   writer.reset();
-  const ends = new Int32Array(list.length);
-  if (last !== undefined && reused > 0) {
-    writer.raw(last.bytes.subarray(0, last.ends[reused - 1]));
-    ends.set(last.ends.subarray(0, reused));
-  }
+  const ends =
+    last !== undefined && reused > 0 && last.ends.length >= list.length
+      ? last.ends
+      : new Int32Array(list.length);
+  if (last !== undefined && reused > 0 && ends !== last.ends) ends.set(last.ends.subarray(0, reused));
+  const kept = reused > 0 ? (last?.ends[reused - 1] as number) : 0;
   for (let i = reused; i < list.length; i += 1) {
     if (i > 0) writer.text(', ');
     writer.text(messageText(list[i]));
-    ends[i] = writer.length;
+    ends[i] = kept + writer.length;
   }
-  const bytes = writer.bytes();
-  if (typeof first === 'object' && first !== null)
-    lastLists.set(first, { messages: list.slice(), bytes, ends });
-  return bytes;
+  const length = kept + writer.length;
+  let buffer = last !== undefined && reused > 0 ? last.buffer : new Uint8Array(0);
+  if (buffer.length < length) {
+    const grown = new Uint8Array(Math.ceil(length * 1.25) + 4096);
+    grown.set(buffer.subarray(0, kept));
+    buffer = grown;
+  }
+  buffer.set(writer.view(), kept);
+  writer.reset();
+  if (!keyed) return buffer.subarray(0, length);
+  if (last !== undefined && reused > 0) {
+    last.messages.length = reused;
+    for (let i = reused; i < list.length; i += 1) last.messages.push(list[i]);
+    last.buffer = buffer;
+    last.length = length;
+    last.ends = ends;
+  } else lastLists.set(first, { messages: list.slice(), buffer, length, ends });
+  return buffer.subarray(0, length);
 }
 
 /**

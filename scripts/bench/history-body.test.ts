@@ -10,6 +10,10 @@ describe('HistoryBody', () => {
         fc.string({ unit: 'grapheme' }),
         fc.string({ unit: fc.constantFrom('"', '\\', '\n', 'é', '\ud800') }),
         fc.constant(null),
+        // Long enough to outgrow the buffer's first 64 KB within a few turns.
+        fc
+          .tuple(fc.constantFrom('x', 'é', '😀'), fc.integer({ min: 1000, max: 30_000 }))
+          .map(([c, n]) => c.repeat(n)),
       ),
     });
     fc.assert(
@@ -22,8 +26,11 @@ describe('HistoryBody', () => {
             body.push(message);
             history.push(message);
           }
-          expect(body.bytes().toString('utf8')).toBe(JSON.stringify({ messages: history }));
+          // A view taken now stays the same bytes until the next push.
+          const view = body.bytes();
+          expect(view.toString('utf8')).toBe(JSON.stringify({ messages: history }));
           expect(body.bytes().equals(Buffer.from(JSON.stringify({ messages: history })))).toBe(true);
+          expect(view.equals(body.bytes())).toBe(true);
         }
       }),
     );

@@ -8,14 +8,15 @@
  * byte of a non-ASCII character is ≥ 0x80, so no structural byte is ever found inside one.
  */
 
+// JSON's structural bytes (the readers of a body's bytes import them from here).
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
+export const COMMA = 0x2c;
 const COLON = 0x3a;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
+export const OPEN_ARRAY = 0x5b;
+export const CLOSE_ARRAY = 0x5d;
+export const OPEN_OBJECT = 0x7b;
+export const CLOSE_OBJECT = 0x7d;
 
 /** JSON's whitespace (Python's `json` accepts the same four). */
 function isJsonWhitespace(c: number): boolean {

@@ -1,7 +1,12 @@
 import { createHash, type Hash } from 'node:crypto';
 import {
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COMMA,
   isKeyToken,
   keyMayBe,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
   scanArrayTail,
   scanObjectTail,
   skipJsonWhitespace,
@@ -44,12 +49,7 @@ const utf8 = new TextDecoder('utf-8');
 /** `, "input_ids": [` as bytes (Python's default separators). */
 const IDS_KEY = Buffer.from(', "input_ids": [', 'latin1');
 const MESSAGES_KEY = Buffer.from('"messages"', 'latin1');
-const COMMA = 0x2c;
 const SPACE = 0x20;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
 
 export interface ReuseCounts {
   ids: number;

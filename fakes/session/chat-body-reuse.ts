@@ -1,7 +1,11 @@
 import {
+  CLOSE_ARRAY,
+  COMMA,
   isKeyToken,
   keyMayBe,
   type ObjectMember,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
   scanArrayTail,
   scanObjectTail,
   skipJsonWhitespace,
@@ -33,10 +37,6 @@ import { isJsonObject, pythonJsonLoadsBytes } from '../../common/python-json.ts'
  * with the body before it: the kept body is an optimisation, never a source of truth.
  */
 
-const OPEN_ARRAY = 0x5b;
-const OPEN_OBJECT = 0x7b;
-const COMMA = 0x2c;
-const CLOSE_ARRAY = 0x5d;
 // The key token `"messages"` as written without escapes.
 const MESSAGES_KEY = Buffer.from('"messages"');
 // Floats stay floats (`"temperature": 1.0` is forwarded and recorded as `1.0`, as Miles does).

@@ -145,9 +145,16 @@ export class AsciiWriter {
     if (this.buf.length > KEEP_AT_MOST) this.buf = Buffer.allocUnsafe(64 * 1024);
   }
 
-  /** A copy of what was written; the writer is reset. */
-  bytes(): Buffer {
-    const out = Buffer.allocUnsafe(this.pos);
+  /**
+   * A copy of what was written, into a fresh buffer or into the one `into(size)` gives (at least `size`
+   * bytes; the copy is its first `size`); the writer is reset.
+   */
+  bytes(into?: (size: number) => Uint8Array): Buffer {
+    const target = into?.(this.pos);
+    const out =
+      target === undefined
+        ? Buffer.allocUnsafe(this.pos)
+        : Buffer.from(target.buffer, target.byteOffset, this.pos);
     this.buf.copy(out, 0, 0, this.pos);
     this.reset();
     return out;

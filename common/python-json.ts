@@ -312,11 +312,13 @@ export function pythonJsonPieces(
  * bytes (a 32k-token prompt's `input_ids`), the rest as UTF-8: `Buffer.from(pythonJsonDumps(value,
  * options), 'utf8')` without the text; a `Uint8Array` piece is bytes already written, copied as they
  * are, and an `Int32Array` piece its ids' digits joined by `itemSep` without brackets (a run of a
- * longer list). Property-tested against the text path in python-json-fast-path.test.ts.
+ * longer list). Property-tested against the text path in python-json-fast-path.test.ts. With `into`, the
+ * bytes go into the buffer it gives (`AsciiWriter.bytes`).
  */
 export function pythonJsonPiecesToBytes(
   pieces: ReadonlyArray<string | readonly number[] | Uint8Array | Int32Array>,
   itemSep: string,
+  into?: (size: number) => Uint8Array,
 ): Buffer {
   // No user code runs from here on (getters ran while the pieces were collected), so the shared
   // writer cannot be re-entered; reset in case an earlier call stopped half way.
@@ -345,7 +347,7 @@ export function pythonJsonPiecesToBytes(
     }
   }
   if (run.length > 0) writer.text(run.join(''));
-  return writer.bytes();
+  return writer.bytes(into);
 }
 
 const bytesWriter = new AsciiWriter();

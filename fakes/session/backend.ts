@@ -48,6 +48,11 @@ export interface ForwardRequest {
   readonly headers: IncomingHttpHeaders;
   readonly body: Buffer;
   readonly routingKey: string;
+  /**
+   * Told once the body has been handed to the OS (the request's `'finish'`), when its buffer may be
+   * written again; never told when the request fails first (the buffer is then left to the GC).
+   */
+  readonly onSent?: () => void;
 }
 
 export interface BackendClientOptions {
@@ -193,6 +198,7 @@ export class BackendClient {
       outgoing.on('error', (e: NodeJS.ErrnoException) =>
         reject(e instanceof BackendTransportError ? e : transportErrorFor(e)),
       );
+      if (req.onSent !== undefined) outgoing.once('finish', req.onSent);
       outgoing.end(req.body);
     });
   }

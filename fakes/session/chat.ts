@@ -27,6 +27,7 @@ import {
 } from './responses.ts';
 import { commitGeneration, positionForRequest, preparePrompt, type SessionState } from './state.ts';
 import type { TokenSnapshot } from './token-snapshot.ts';
+import type { ReplyBufferPool } from './wire/reply-buffers.ts';
 
 /**
  * `POST /sessions/{id}/v1/chat/completions` in v2 (spec §1.7): Phase 1 under the session lock (parse,
@@ -49,6 +50,11 @@ export interface ChatConfig {
   readonly onCommitted?: (sessionId: string, nodeId: number) => void;
   /** False: every body parsed whole (default: the session's previous body reused, chat-body-reuse.ts). */
   readonly reuseBodyBytes?: boolean;
+  /**
+   * Buffers the forwarded bodies are written into, each given back once sent: a 32k-token body is
+   * ≈ 0.4 MB, and a fresh buffer per call cost more (new pages) than writing it. Absent: fresh buffers.
+   */
+  readonly forwardBuffers?: ReplyBufferPool;
 }
 
 export interface IncomingChat {
@@ -148,7 +154,8 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
   // `body.input_ids = prompt.toArray()` without the array: a getter giving it on each read (record.ts).
   installPromptIds(body, prompt, prompt.length);
   // The bytes of `pythonJsonDumps(body)`: re-sent messages' texts cached, `input_ids` written as digits.
-  const payload = forwardedBodyBytes(body);
+  const pool = config.forwardBuffers;
+  const payload = forwardedBodyBytes(body, pool === undefined ? undefined : (size) => pool.take(size));
   return { body, payload, stream, messages, prompt, attachParent: state.activeLeaf };
 }
 
@@ -173,6 +180,9 @@ export async function handleChat(config: ChatConfig, chat: IncomingChat): Promis
       headers: chat.headers,
       body: prepared.payload,
       routingKey: state.id,
+      ...(config.forwardBuffers === undefined
+        ? {}
+        : { onSent: () => config.forwardBuffers?.give(prepared.payload) }),
     });
   } catch (error) {
     if (error instanceof BackendTransportError) {

@@ -104,9 +104,13 @@ function messageListBytes(list: readonly unknown[]): Uint8Array {
  * The UTF-8 bytes of `pythonJsonDumps(body)`: each message's cached text, every other value's pieces
  * (so `input_ids` is written as digits, not as a joined string: common/ascii-writer.ts). An `input_ids`
  * that is the chat route's prompt getter (record.ts `installPromptIds`) is written from its snapshot
- * without building the array: each stored piece's digits written once and kept (`idsPieces`).
+ * without building the array: each stored piece's digits written once and kept (`idsPieces`). With
+ * `into`, the bytes go into the buffer it gives (the chat route's pooled body buffers).
  */
-export function forwardedBodyBytes(body: Record<string, unknown>): Buffer {
+export function forwardedBodyBytes(
+  body: Record<string, unknown>,
+  into?: (size: number) => Uint8Array,
+): Buffer {
   const pieces: Array<string | readonly number[] | Uint8Array | Int32Array> = ['{'];
   let first = true;
   for (const key of Object.keys(body)) {
@@ -125,7 +129,7 @@ export function forwardedBodyBytes(body: Record<string, unknown>): Buffer {
     } else for (const piece of pythonJsonPieces(value)) pieces.push(piece);
   }
   pieces.push('}');
-  return pythonJsonPiecesToBytes(pieces, ', ');
+  return pythonJsonPiecesToBytes(pieces, ', ', into);
 }
 
 // The digits of each whole typed-array piece of a snapshot (a node's own ids, never changed), each

@@ -92,6 +92,8 @@ export interface SessionServerOptions {
   readonly onWarning?: (message: string) => void;
   /** False parses every chat body whole (default true: the same values, reusing re-sent bytes; chat.ts). */
   readonly reuseChatBodyBytes?: boolean;
+  /** False writes every forwarded chat body into a fresh buffer (default true: pooled buffers; chat.ts). */
+  readonly poolForwardedBodies?: boolean;
 }
 
 /** What `GET /harness/stats` answers: the live sessions and what they hold (the fake's own route). */
@@ -213,6 +215,10 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     lora: options.lora ?? false,
     now,
     reuseBodyBytes: options.reuseChatBodyBytes ?? true,
+    // As many idle as a recipe's batch keeps in flight (32 rollouts); each chat holds one while sending.
+    ...(options.poolForwardedBodies === false
+      ? {}
+      : { forwardBuffers: new ReplyBufferPool({ maxIdle: 32 }) }),
   };
 
   const maxSessions = options.maxSessions ?? null;

@@ -61,6 +61,10 @@ const observation = (rollout: number, turn: number) =>
     { length: wordsPerObservation },
     (_, k) => `w${(rollout * 7919 + turn * 104_729 + k) % 20_011}`,
   ).join(' ');
+// Made before any step is timed: the load's data is not what the step measures.
+const observations = Array.from({ length: rollouts }, (_, r) =>
+  Array.from({ length: turns }, (_, t) => observation(r, t)),
+);
 
 /** A child's CPU time since `mark` and its peak RSS. */
 interface Usage {
@@ -210,7 +214,7 @@ async function playTurns(r: number, send: (body: Buffer) => Promise<Message>): P
     { role: 'user', content: `Task ${r}: build the project in /app and make the tests pass.` },
   );
   for (let t = 0; t < turns; t += 1)
-    body.push(await send(body.bytes()), { role: 'user', content: observation(r, t) });
+    body.push(await send(body.bytes()), { role: 'user', content: observations[r]?.[t] ?? '' });
 }
 
 /** The assistant message of a 200 chat reply; anything else stops the step with what the server said. */

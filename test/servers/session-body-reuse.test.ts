@@ -6,8 +6,8 @@ import { startSessionServer } from '../../fakes/session/server.ts';
 import { completionBody } from './support.ts';
 
 /**
- * The session server with the chat body reuse on (the default) and off (every body parsed whole),
- * driven with the same bytes: every answer, every body forwarded to the backend, every session view
+ * The session server with the chat body reuse and the pooled forwarded-body buffers on (the default)
+ * and off (every body parsed whole, every forwarded body in a fresh buffer), driven with the same bytes: every answer, every body forwarded to the backend, every session view
  * (records, tree) and samples reply must be the same bytes. The bodies re-send a growing history as
  * an agent does, branch back, edit and drop earlier messages, go wrong after the re-sent bytes, and
  * two sessions interleave, with siblings in flight at once.
@@ -71,12 +71,14 @@ async function startBackend(): Promise<Backend> {
 
 type Stack = { backend: Backend; server: Awaited<ReturnType<typeof startSessionServer>> };
 
-async function startWith(reuseChatBodyBytes: boolean): Promise<Stack> {
+// `reuse`: the chat body reuse and the pooled forwarded-body buffers, both on or both off.
+async function startWith(reuse: boolean): Promise<Stack> {
   const backend = await startBackend();
   const server = await startSessionServer({
     backendUrl: backend.url,
     clock: () => 1_700_000_000,
-    reuseChatBodyBytes,
+    reuseChatBodyBytes: reuse,
+    poolForwardedBodies: reuse,
   });
   return { backend, server };
 }

@@ -1,8 +1,10 @@
 /**
  * Reply buffers for the samples route, reused across requests: allocating and first touching a 64 MB
  * reply costs about 0.2 s CPU on the project's 2-core VM (fresh pages), writing into pages already
- * touched a few milliseconds. A buffer is handed out to one request at a time: the route gives it back
- * only once the socket has finished sending it (`ServerResponse` 'finish'), never while it is in flight,
+ * touched a few milliseconds. The chat route's forwarded bodies use a pool of their own (chat.ts,
+ * given back on the backend request's 'finish'). A buffer is handed out to one request at a time: the
+ * route gives it back only once the socket has finished sending it (`ServerResponse` 'finish'), never
+ * while it is in flight,
  * so a concurrent request gets a buffer of its own. Memory stays bounded: at most `maxIdle` idle buffers,
  * and an idle buffer far larger than the reply at hand is dropped rather than kept.
  */

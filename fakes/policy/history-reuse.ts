@@ -1,4 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
+import { withRoom } from '../../common/buffer-room.ts';
 import {
   CLOSE_ARRAY,
   CLOSE_OBJECT,
@@ -12,7 +13,7 @@ import {
   skipJsonWhitespace,
 } from '../../common/json-elements.ts';
 import { continueMessagesHash, lastMessageHead } from '../../contracts/request-digest.ts';
-import { writeInts } from './input-ids-body.ts';
+import { INPUT_IDS_KEY, restObject, writeInts } from './input-ids-body.ts';
 
 /**
  * The chat body as the policy reads it, reusing what the previous body of the same routing key (the
@@ -46,8 +47,6 @@ export interface ReusedBody {
 }
 
 const utf8 = new TextDecoder('utf-8');
-/** `, "input_ids": [` as bytes (Python's default separators). */
-const IDS_KEY = Buffer.from(', "input_ids": [', 'latin1');
 const MESSAGES_KEY = Buffer.from('"messages"', 'latin1');
 const SPACE = 0x20;
 
@@ -86,19 +85,6 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
-/** `buffer` with room for `length` bytes, its first `keep` kept. */
-function roomFor<T extends Uint8Array | Int32Array>(
-  buffer: T,
-  length: number,
-  keep: number,
-  make: (n: number) => T,
-): T {
-  if (buffer.length >= length) return buffer;
-  const grown = make(Math.ceil(length * 1.25) + 1024);
-  grown.set(buffer.subarray(0, keep) as never);
-  return grown;
-}
-
 /**
  * Parses `body[from:to]` written as `1, -2, 30` (`, ` between them, at most 9 digits each, no leading
  * zero, no `-0`: exactly what `JSON.parse` reads as the same int32 value) into `state.ids` from
@@ -106,7 +92,7 @@ function roomFor<T extends Uint8Array | Int32Array>(
  */
 function appendIds(state: IdsState, body: Uint8Array, from: number, to: number): number {
   // At most one id per 3 bytes (`1, `).
-  state.ids = roomFor(
+  state.ids = withRoom(
     state.ids,
     state.count + Math.floor((to - from + 2) / 3),
     state.count,
@@ -153,18 +139,11 @@ function readIds(
     return null;
   }
   if (tailFrom !== from) counts.ids += 1;
-  state.digits = roomFor(state.digits, length, state.digitsLength, (n) => new Uint8Array(n));
+  state.digits = withRoom(state.digits, length, state.digitsLength, (n) => new Uint8Array(n));
   body.copy(state.digits, state.digitsLength, from + state.digitsLength, to);
   state.digitsLength = length;
   state.count = count;
   return state.ids.slice(0, count);
-}
-
-/** The body's other members as the old split checked them: an object with members, no `input_ids`. */
-function restObject(value: unknown): Record<string, unknown> | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  if (Object.keys(value).length === 0 || Object.hasOwn(value, 'input_ids')) return null;
-  return value as Record<string, unknown>;
 }
 
 /** Where the top-level `messages` array of an accepted body is: just past its `[`, its elements' ends. */
@@ -228,7 +207,7 @@ interface RestRead {
 
 /** Copies `body[0:length]` into `state`'s prefix, only the bytes after its first `kept`. */
 function keepPrefix(state: MessagesState, body: Buffer, kept: number, length: number): void {
-  state.prefix = roomFor(state.prefix, length, kept, (n) => new Uint8Array(n));
+  state.prefix = withRoom(state.prefix, length, kept, (n) => new Uint8Array(n));
   body.copy(state.prefix, kept, kept, length);
   state.length = length;
 }
@@ -342,11 +321,12 @@ export class HistoryReuse {
     const body = asBuffer(bytes);
     const to = body.length - 2;
     // `]}` closes the list and the object; no trailing whitespace (the session server writes none).
-    if (to < IDS_KEY.length + 1 || body[to] !== CLOSE_ARRAY || body[to + 1] !== CLOSE_OBJECT) return null;
-    const keyAt = body.lastIndexOf(IDS_KEY, to - IDS_KEY.length);
+    if (to < INPUT_IDS_KEY.length + 1 || body[to] !== CLOSE_ARRAY || body[to + 1] !== CLOSE_OBJECT)
+      return null;
+    const keyAt = body.lastIndexOf(INPUT_IDS_KEY, to - INPUT_IDS_KEY.length);
     if (keyAt < 1) return null;
     const entry = key === null ? freshEntry() : this.entry(key);
-    const inputIds = readIds(entry.ids, body, keyAt + IDS_KEY.length, to, this.reused);
+    const inputIds = readIds(entry.ids, body, keyAt + INPUT_IDS_KEY.length, to, this.reused);
     if (inputIds === null) return null;
     const kept = key === null ? null : entry;
     let read: RestRead | null | undefined;

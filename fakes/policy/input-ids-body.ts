@@ -14,7 +14,7 @@
 
 const utf8 = new TextDecoder('utf-8');
 /** `, "input_ids": [` as bytes (Python's default separators). */
-const KEY = Buffer.from(', "input_ids": [', 'latin1');
+export const INPUT_IDS_KEY = Buffer.from(', "input_ids": [', 'latin1');
 
 export interface SplitBody {
   /** The body without its `input_ids` key (which was its last). */
@@ -29,7 +29,7 @@ export interface SplitBody {
 export function splitInputIds(body: Uint8Array): SplitBody | null {
   const end = body.length - 2;
   // `]}` closes the list and the object; no trailing whitespace (the session server writes none).
-  if (end < KEY.length + 1 || body[end] !== 0x5d || body[end + 1] !== 0x7d) return null;
+  if (end < INPUT_IDS_KEY.length + 1 || body[end] !== 0x5d || body[end + 1] !== 0x7d) return null;
   // The list's opening bracket: the last `[` (digits, `-`, `,` and spaces only after it).
   let open = end - 1;
   let commas = 0;
@@ -39,9 +39,9 @@ export function splitInputIds(body: Uint8Array): SplitBody | null {
     else if (!((c >= 0x30 && c <= 0x39) || c === 0x20 || c === 0x2d)) return null;
     open -= 1;
   }
-  const keyAt = open + 1 - KEY.length;
+  const keyAt = open + 1 - INPUT_IDS_KEY.length;
   if (keyAt < 1) return null;
-  for (let i = 0; i < KEY.length; i++) if (body[keyAt + i] !== KEY[i]) return null;
+  for (let i = 0; i < INPUT_IDS_KEY.length; i++) if (body[keyAt + i] !== INPUT_IDS_KEY[i]) return null;
   const inputIds = readInts(body, open + 1, end, commas + 1);
   if (inputIds === null) return null;
   // The rest as an object of its own: the members before `, "input_ids"`, closed.
@@ -51,11 +51,20 @@ export function splitInputIds(body: Uint8Array): SplitBody | null {
   } catch {
     return null;
   }
-  // Not an object with members (`{` alone would make the whole `{, "input_ids": ...}`, invalid), or
-  // one that already has `input_ids` (the whole document's last value would land in its place).
-  if (typeof rest !== 'object' || rest === null || Array.isArray(rest)) return null;
-  if (Object.keys(rest).length === 0 || Object.hasOwn(rest, 'input_ids')) return null;
-  return { rest: rest as Record<string, unknown>, inputIds };
+  const object = restObject(rest);
+  return object === null ? null : { rest: object, inputIds };
+}
+
+/**
+ * The parsed members before `, "input_ids"` as an object of their own, or null where the whole body
+ * would not read as them plus `input_ids`: not an object with members (`{` alone would make the whole
+ * `{, "input_ids": ...}`, invalid), or one that already has `input_ids` (the whole document's last
+ * value would land in its place).
+ */
+export function restObject(value: unknown): Record<string, unknown> | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  if (Object.keys(value).length === 0 || Object.hasOwn(value, 'input_ids')) return null;
+  return value as Record<string, unknown>;
 }
 
 /**

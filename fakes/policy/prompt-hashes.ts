@@ -1,6 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { AsciiWriter } from '../../common/ascii-writer.ts';
+import { withRoom } from '../../common/buffer-room.ts';
 
 /**
  * What the policy hashes of every request's prompt ids, continued from the previous request of the
@@ -56,11 +57,7 @@ function startsWith(ids: Ids, prefix: Int32Array, length: number): boolean {
 
 /** Copies `ids[from:]` into the entry at `from` (growing it); false when an id is not a 32-bit integer. */
 function store(entry: Entry, ids: Ids, from: number): boolean {
-  if (entry.ids.length < ids.length) {
-    const grown = new Int32Array(Math.ceil(ids.length * 1.25) + 1024);
-    grown.set(entry.ids.subarray(0, from));
-    entry.ids = grown;
-  }
+  entry.ids = withRoom(entry.ids, ids.length, from, (n) => new Int32Array(n));
   const kept = entry.ids;
   for (let i = from; i < ids.length; i++) {
     const v = ids[i] as number;

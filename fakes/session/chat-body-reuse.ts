@@ -1,3 +1,4 @@
+import { withRoom } from '../../common/buffer-room.ts';
 import {
   CLOSE_ARRAY,
   COMMA,
@@ -173,16 +174,12 @@ export class ChatBodyReuse {
 
   /**
    * Keeps `raw` through `ends`' last entry: its first `k` kept messages' bytes are already held, so
-   * only what follows them is written (into spare room, or a buffer twice the size).
+   * only what follows them is written (into spare room, or a larger buffer: common/buffer-room.ts).
    */
   private keepTail(raw: Buffer, k: number, newEnds: readonly number[], messages: readonly unknown[]): void {
     const from = k === 0 ? 0 : (this.ends[k - 1] as number);
     const to = newEnds.length === 0 ? from : (newEnds[newEnds.length - 1] as number);
-    if (to > this.bytes.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(to, 2 * this.bytes.length));
-      this.bytes.copy(grown, 0, 0, from);
-      this.bytes = grown;
-    }
+    this.bytes = withRoom(this.bytes, to, from, (n) => Buffer.allocUnsafeSlow(n));
     raw.copy(this.bytes, from, from, to);
     this.ends.length = k;
     for (const e of newEnds) this.ends.push(e);

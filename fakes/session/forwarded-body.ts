@@ -1,4 +1,5 @@
 import { AsciiWriter } from '../../common/ascii-writer.ts';
+import { withRoom } from '../../common/buffer-room.ts';
 import { pythonJsonDumps, pythonJsonPieces, pythonJsonPiecesToBytes } from '../../common/python-json.ts';
 import { promptSource } from './record.ts';
 import type { TokenSnapshot } from './token-snapshot.ts';
@@ -81,12 +82,8 @@ function messageListBytes(list: readonly unknown[]): Uint8Array {
     ends[i] = kept + writer.length;
   }
   const length = kept + writer.length;
-  let buffer = last !== undefined && reused > 0 ? last.buffer : new Uint8Array(0);
-  if (buffer.length < length) {
-    const grown = new Uint8Array(Math.ceil(length * 1.25) + 4096);
-    grown.set(buffer.subarray(0, kept));
-    buffer = grown;
-  }
+  const held = last !== undefined && reused > 0 ? last.buffer : new Uint8Array(0);
+  const buffer = withRoom(held, length, kept, (n) => new Uint8Array(n));
   buffer.set(writer.view(), kept);
   writer.reset();
   if (!keyed) return buffer.subarray(0, length);

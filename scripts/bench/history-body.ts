@@ -1,3 +1,5 @@
+import { withRoom } from '../../common/buffer-room.ts';
+
 /**
  * `JSON.stringify({ messages })` of a history that only grows, as bytes, with each message written
  * once: the realistic step's client re-sends its whole history every turn (as Harbor's agent does), and
@@ -36,9 +38,6 @@ export class HistoryBody {
   }
 
   #room(extra: number): void {
-    if (this.#length + extra <= this.#buffer.length) return;
-    const grown = Buffer.allocUnsafe(Math.ceil((this.#length + extra) * 1.5));
-    this.#buffer.copy(grown, 0, 0, this.#length);
-    this.#buffer = grown;
+    this.#buffer = withRoom(this.#buffer, this.#length + extra, this.#length, (n) => Buffer.allocUnsafe(n));
   }
 }

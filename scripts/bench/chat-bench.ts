@@ -2,7 +2,7 @@ import { PolicyRequestLog, startPolicyServer } from '../../fakes/policy/index.ts
 import { createSessionClient } from '../../fakes/session/client.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
 import { postBaselineChat, startBaselines } from './baselines.ts';
-import { resets, retryOnReset } from './reset-retry.ts';
+import { sendChatTurn } from './reset-retry.ts';
 import { type LatencySummary, type LoopMeasure, measureClosedLoop, pooledSummary } from './stats.ts';
 
 /**
@@ -152,12 +152,10 @@ export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchRes
   try {
     const sessionSend = (ids: string[]): Send => {
       return async (s, messages) => {
-        let answer = await retryOnReset(() => client.chat(ids[s] as string, { messages }));
-        // The same race between the session server and the policy: a 502 that committed nothing.
-        for (let k = 0; k < 3 && answer.status === 502 && answer.text.includes('transport error'); k += 1) {
-          resets.count += 1;
-          answer = await retryOnReset(() => client.chat(ids[s] as string, { messages }));
-        }
+        const answer = await sendChatTurn(
+          () => client.chat(ids[s] as string, { messages }),
+          (a) => a.text,
+        );
         if (answer.status !== 200)
           throw new Error(`session server answered ${answer.status}: ${answer.text}`);
         return (answer.json as { choices: Array<{ message: Message }> }).choices[0]?.message as Message;
@@ -165,17 +163,20 @@ export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchRes
     };
     const openSessions = async (n: number) => Promise.all(Array.from({ length: n }, () => client.create()));
 
-    // The fake's sessions are deleted after each run, so the baselines do not run beside its live trees.
-    const fakeRun = async () => {
-      const ids = await openSessions(options.sessions);
-      const measure = await drive(options.sessions, options.turns, sessionSend(ids));
-      await Promise.all(ids.map((id) => client.delete(id)));
-      return measure;
-    };
+    // One run of the fake: the policy's log emptied, fresh sessions driven, then deleted, so the
+    // baselines do not run beside its live trees.
+    const fakeRunOf =
+      (sessions: number, turns: number, start?: (session: number) => Message[]) => async () => {
+        policy.log.clear();
+        const ids = await openSessions(sessions);
+        const measure = await drive(sessions, turns, sessionSend(ids), start);
+        await Promise.all(ids.map((id) => client.delete(id)));
+        return measure;
+      };
     const rounds = options.rounds ?? DEFAULT_ROUNDS;
     const { fake, plain, twoHop, twoHopJson } = await warmedRounds(
       {
-        fake: fakeRun,
+        fake: fakeRunOf(options.sessions, options.turns),
         plain: () => drive(options.sessions, options.turns, baselines.bare),
         twoHop: () => drive(options.sessions, options.turns, baselines.twoHop),
         twoHopJson: () => drive(options.sessions, options.turns, baselines.twoHopJson),
@@ -187,20 +188,13 @@ export async function benchChat(options: ChatBenchOptions): Promise<ChatBenchRes
     const contextRuns: ContextRun[] = [];
     for (const tokens of contexts) {
       const start = (s: number) => [SYSTEM, longTask(s, tokens)];
-      const fakeContextRun = async () => {
-        policy.log.clear();
-        const ctxIds = await openSessions(contextSessions);
-        const measure = await drive(contextSessions, contextTurns, sessionSend(ctxIds), start);
-        await Promise.all(ctxIds.map((id) => client.delete(id)));
-        return measure;
-      };
       const {
         fake: f,
         json: j,
         bare: b,
       } = await warmedRounds(
         {
-          fake: fakeContextRun,
+          fake: fakeRunOf(contextSessions, contextTurns, start),
           json: () => drive(contextSessions, contextTurns, baselines.twoHopJson, start),
           bare: () => drive(contextSessions, contextTurns, baselines.bare, start),
         },

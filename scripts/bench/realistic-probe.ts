@@ -8,7 +8,7 @@ import { startSessionServer } from '../../fakes/session/server.ts';
 import { startBaselines } from './baselines.ts';
 import { HistoryBody } from './history-body.ts';
 import { postJson } from './post-json.ts';
-import { resets, retryOnReset } from './reset-retry.ts';
+import { resets, retryOnReset, sendChatTurn } from './reset-retry.ts';
 
 /**
  * A replay step at the recipe's scale, self-contained (a built-in profile, not generated episodes):
@@ -236,13 +236,10 @@ async function rollout(r: number): Promise<number> {
   const id = await retryOnReset(() => client.create());
   const url = `${stack.sessionUrl}/sessions/${encodeURIComponent(id)}/v1/chat/completions`;
   await playTurns(r, async (body) => {
-    let answer = await retryOnReset(() => postJson(agent, url, body));
-    // The same race one hop further: the session server answers it 502 without committing, so the turn
-    // can be sent again as it is.
-    for (let k = 0; k < 3 && answer.status === 502 && answer.body.includes('transport error'); k += 1) {
-      resets.count += 1;
-      answer = await retryOnReset(() => postJson(agent, url, body));
-    }
+    const answer = await sendChatTurn(
+      () => postJson(agent, url, body),
+      (a) => a.body.toString('utf8'),
+    );
     return assistantMessage(answer);
   });
   const reply = await retryOnReset(() => client.collectSamples(id, { metadata: { reward: 1 } }));

@@ -22,3 +22,21 @@ export async function retryOnReset<T>(call: () => Promise<T>, attempts = 3): Pro
     }
   }
 }
+
+/**
+ * A chat turn sent to the fake session server, sent again when the same race happened one hop further
+ * (the session server's keep-alive socket to the policy was reset): the session server answers that 502
+ * without committing anything, so the turn can be sent again as it is (at most 3 more times, each
+ * counted in `resets`). `text` gives an answer's body as text.
+ */
+export async function sendChatTurn<T extends { readonly status: number }>(
+  send: () => Promise<T>,
+  text: (answer: T) => string,
+): Promise<T> {
+  let answer = await retryOnReset(send);
+  for (let k = 0; k < 3 && answer.status === 502 && text(answer).includes('transport error'); k += 1) {
+    resets.count += 1;
+    answer = await retryOnReset(send);
+  }
+  return answer;
+}

@@ -35,10 +35,9 @@ function messageText(message: unknown): string {
 interface ListBytes {
   /** The messages written, by reference. */
   messages: unknown[];
-  /** The list's bytes are `buffer[0:length]`; the rest is room to grow into. */
+  /** The list's bytes, then room to grow into. */
   buffer: Uint8Array;
-  length: number;
-  /** `ends[i]`: where message i's text ends in the buffer. */
+  /** `ends[i]`: where message i's text ends in the buffer (entries past the list's are spare room). */
   ends: Int32Array;
 }
 
@@ -67,33 +66,29 @@ function messageListBytes(list: readonly unknown[]): Uint8Array {
     // Objects only: a number or string equal by `===` may still print otherwise (`0` and `-0`).
     while (reused < most && list[reused] === held[reused] && typeof held[reused] === 'object') reused += 1;
   }
+  // The entry this list continues (found by its first message, so it shares at least that one).
+  const base = reused > 0 ? last : undefined;
+  const kept = base === undefined ? 0 : (base.ends[reused - 1] as number);
   // The rest's texts, each preceded by the separator (none before the list's first).
   const writer = listWriter;
   writer.reset();
-  const ends =
-    last !== undefined && reused > 0 && last.ends.length >= list.length
-      ? last.ends
-      : new Int32Array(list.length);
-  if (last !== undefined && reused > 0 && ends !== last.ends) ends.set(last.ends.subarray(0, reused));
-  const kept = reused > 0 ? (last?.ends[reused - 1] as number) : 0;
+  const ends = withRoom(base?.ends ?? new Int32Array(0), list.length, reused, (n) => new Int32Array(n));
   for (let i = reused; i < list.length; i += 1) {
     if (i > 0) writer.text(', ');
     writer.text(messageText(list[i]));
     ends[i] = kept + writer.length;
   }
   const length = kept + writer.length;
-  const held = last !== undefined && reused > 0 ? last.buffer : new Uint8Array(0);
-  const buffer = withRoom(held, length, kept, (n) => new Uint8Array(n));
+  const buffer = withRoom(base?.buffer ?? new Uint8Array(0), length, kept, (n) => new Uint8Array(n));
   buffer.set(writer.view(), kept);
   writer.reset();
   if (!keyed) return buffer.subarray(0, length);
-  if (last !== undefined && reused > 0) {
-    last.messages.length = reused;
-    for (let i = reused; i < list.length; i += 1) last.messages.push(list[i]);
-    last.buffer = buffer;
-    last.length = length;
-    last.ends = ends;
-  } else lastLists.set(first, { messages: list.slice(), buffer, length, ends });
+  if (base !== undefined) {
+    base.messages.length = reused;
+    for (let i = reused; i < list.length; i += 1) base.messages.push(list[i]);
+    base.buffer = buffer;
+    base.ends = ends;
+  } else lastLists.set(first, { messages: list.slice(), buffer, ends });
   return buffer.subarray(0, length);
 }
 

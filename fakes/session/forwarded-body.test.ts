@@ -132,6 +132,18 @@ describe('forwardedBodyBytes', () => {
     expect(reSent).toBeGreaterThan(100);
   });
 
+  it('writes a history re-sent past a thousand messages (the kept message ends outgrow their first room)', () => {
+    const history: unknown[] = [{ role: 'system', content: 'sys' }];
+    for (let step = 0; step < 13; step += 1) {
+      for (let k = 0; k < 100; k += 1) history.push({ role: 'tool', content: `out ${step}.${k}` });
+      const body = { model: 'm', messages: history.slice() };
+      expect(forwardedBodyJson(body)).toBe(pythonJsonDumps(body));
+    }
+    // Then a branch back to an early prefix: its end is one the kept ends held before they grew.
+    const branch = { model: 'm', messages: [...history.slice(0, 500), { role: 'user', content: 'again' }] };
+    expect(forwardedBodyJson(branch)).toBe(pythonJsonDumps(branch));
+  });
+
   it('writes an `input_ids` prompt getter (record.ts) from its snapshot as pythonJsonDumps reads it', () => {
     // Mostly 32-bit ids (typed-array pieces, their digits cached), sometimes what a plain tail keeps.
     const tokenId = fc.oneof(

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=16
 // Runs on the project's pinned Node (24, from the `node` devDependency) through npm's PATH, which
 // strips the TypeScript types natively; see README "Runtime".
 import { main } from '../cli/main.ts';

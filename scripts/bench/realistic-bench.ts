@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { z } from 'zod';
+import { HARNESS_NODE_FLAGS } from '../../common/node-flags.ts';
 
 /**
  * A realistic step (scripts/bench/realistic-probe.ts, the built-in profile: rollouts at once, each a
@@ -42,7 +43,9 @@ type ProbeMode = 'fake' | 'processes' | 'two-hop-json' | 'two-hop-json-processes
 
 async function probe(profile: StepProfile, steps: number, mode: ProbeMode): Promise<Probe> {
   const args = [profile.rollouts, profile.turns, profile.contextTokens, steps, mode].map(String);
-  const run = await execa(process.execPath, ['--expose-gc', PROBE, ...args], { reject: false });
+  const run = await execa(process.execPath, [...HARNESS_NODE_FLAGS, '--expose-gc', PROBE, ...args], {
+    reject: false,
+  });
   const last = run.stdout.trim().split('\n').at(-1) ?? '';
   let printed: unknown;
   try {

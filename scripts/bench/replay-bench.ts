@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { z } from 'zod';
+import { HARNESS_NODE_FLAGS } from '../../common/node-flags.ts';
 
 /**
  * Benchmark 3: `harness replay` end to end. One default step (the recipe's 4 prompts x 8 samples = 32
@@ -66,7 +67,9 @@ export type ReplayBenchResult =
   | { readonly available: false; readonly reason: string };
 
 async function probe(args: readonly string[]): Promise<Probe> {
-  const run = await execa(process.execPath, ['--expose-gc', PROBE, ...args], { reject: false });
+  const run = await execa(process.execPath, [...HARNESS_NODE_FLAGS, '--expose-gc', PROBE, ...args], {
+    reject: false,
+  });
   const last = run.stdout.trim().split('\n').at(-1) ?? '';
   let parsed: unknown;
   try {

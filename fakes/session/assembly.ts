@@ -1,15 +1,14 @@
 import { isJsonObject } from '../../common/python-json.ts';
 import type { SampleStatus, WireSample } from '../../contracts/wire-sample.ts';
-import { IdBuffer } from '../tokenizer/id-buffer.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
 import { defineDeferred } from './deferred-field.ts';
-import { comparisonIds, computeSessionMismatch } from './mismatch.ts';
+import { LeafMismatchMemo } from './mismatch.ts';
 import { type NumberRun, NumberRuns, runLength } from './number-runs.ts';
 import { promptSource, type SessionRecord } from './record.ts';
 import { TextPieces } from './text-pieces.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
 import type { SessionTree, TrajectoryNode } from './tree.ts';
-import { pathMessages, pathNodes } from './tree.ts';
+import { pathNodes } from './tree.ts';
 import {
   type Decoder,
   type Head,
@@ -391,11 +390,10 @@ export function buildLeafMaterial(
   tree: SessionTree,
   family: TitoFamily,
   maxSeqLen: number | null,
+  mismatches: LeafMismatchMemo = new LeafMismatchMemo(family),
 ): WireSample[] {
   const decode: Decoder = (ids) => family.tokenizer.decode(ids);
   const out: WireSample[] = [];
-  const scratch = { buffer: new Float64Array(0) };
-  const rendered = new IdBuffer();
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);
     let turns = computeTurnPieces(records, leaf.tokens, family.maxTrimTokens, decode);
@@ -415,12 +413,7 @@ export function buildLeafMaterial(
       runsToArray,
     );
     sample.metadata = metadata;
-    const mismatch = computeSessionMismatch(
-      family,
-      pathMessages(leaf),
-      comparisonIds(leaf.tokens, scratch),
-      rendered,
-    );
+    const mismatch = mismatches.forLeaf(leaf);
     if (mismatch !== null) sample.metadata.tito_session_mismatch = mismatch;
     out.push(sample);
   }

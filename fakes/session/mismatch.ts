@@ -2,6 +2,7 @@ import { IdBuffer } from '../tokenizer/id-buffer.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
 import { WORD_BASE } from '../tokenizer/toy-tokenizer.ts';
 import type { TokenSnapshot } from './token-snapshot.ts';
+import { pathMessages, type TrajectoryNode } from './tree.ts';
 
 /**
  * `tito_session_mismatch` (spec §1.5 item 1): the stored tokens of a path compared with the family's
@@ -187,4 +188,41 @@ export function computeSessionMismatch(
     return null;
   }
   return compareSequences(family, scratch.view(), tokens);
+}
+
+/**
+ * One samples op's `computeSessionMismatch` per leaf. The active leaf is compared twice in Miles (for the
+ * session metadata and for its own sample), a 32k-token canonical render each at the recipe's scale;
+ * here the second gives the first's result again when the tokenizer has learned no word since (the render
+ * would leave the vocabulary as it is, and each decode would read the same words), else computes it anew.
+ * Each caller gets its own copy, as each gets its own list in Miles: the hooks may change what they get.
+ */
+export class LeafMismatchMemo {
+  private readonly family: TitoFamily;
+  private readonly done = new Map<TrajectoryNode, { result: MismatchEntry[] | null; version: number }>();
+  /** The comparison's buffers, reused across leaves (see `comparisonIds`, `computeSessionMismatch`). */
+  private readonly ids = { buffer: new Float64Array(0) };
+  private readonly rendered = new IdBuffer();
+
+  constructor(family: TitoFamily) {
+    this.family = family;
+  }
+
+  forLeaf(leaf: TrajectoryNode): MismatchEntry[] | null {
+    const tokenizer = this.family.tokenizer;
+    const known = this.done.get(leaf);
+    if (known !== undefined && known.version === tokenizer.vocabularyVersion) return copyOf(known.result);
+    const result = computeSessionMismatch(
+      this.family,
+      pathMessages(leaf),
+      comparisonIds(leaf.tokens, this.ids),
+      this.rendered,
+    );
+    this.done.set(leaf, { result, version: tokenizer.vocabularyVersion });
+    return copyOf(result);
+  }
+}
+
+function copyOf(entries: readonly MismatchEntry[] | null): MismatchEntry[] | null {
+  return entries === null ? null : entries.map((entry) => ({ ...entry }));
 }

@@ -3,6 +3,7 @@ import type { TitoFamily } from '../tokenizer/tito.ts';
 import { AssemblyError, buildLeafMaterial } from './assembly.ts';
 import { internalServerError, plainError } from './errors.ts';
 import type { SamplePicker, SamplePostprocessor } from './hooks/types.ts';
+import { LeafMismatchMemo } from './mismatch.ts';
 import { buildSessionMetadata, type SessionMetadata } from './session-metadata.ts';
 import type { SessionState } from './state.ts';
 
@@ -51,7 +52,9 @@ export function collectSamples(
   hooks: SampleHooks,
   request: SamplesRequest,
 ): SamplesReply {
-  const sessionMetadata: SessionMetadata = buildSessionMetadata(state, family);
+  // The active leaf's comparison is made once for the metadata and reused for its sample when it can be.
+  const mismatches = new LeafMismatchMemo(family);
+  const sessionMetadata: SessionMetadata = buildSessionMetadata(state, family, mismatches);
   if (request.agentMetadata !== undefined && request.agentMetadata !== null) {
     sessionMetadata.agent = request.agentMetadata;
   }
@@ -64,7 +67,7 @@ export function collectSamples(
 
   let material: WireSample[];
   try {
-    material = buildLeafMaterial(state.tree, family, request.maxSeqLen);
+    material = buildLeafMaterial(state.tree, family, request.maxSeqLen, mismatches);
   } catch (error) {
     if (error instanceof AssemblyError) throw plainError(422, error.message);
     throw internalServerError(error);

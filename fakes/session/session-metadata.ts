@@ -1,8 +1,7 @@
 import type { TreeMetadata } from '../../contracts/wire-sample.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
-import { comparisonIds, computeSessionMismatch } from './mismatch.ts';
+import { LeafMismatchMemo } from './mismatch.ts';
 import type { SessionState } from './state.ts';
-import { pathMessages } from './tree.ts';
 
 /** The session metadata GET prints and the hooks receive (spec §1.5), in Miles' key order. */
 export type SessionMetadata = Record<string, unknown> & { tree: TreeMetadata };
@@ -11,11 +10,15 @@ export type SessionMetadata = Record<string, unknown> & { tree: TreeMetadata };
  * `_session_metadata`: `tito_session_mismatch` (only with an active leaf and a successful comparison),
  * `accumulated_token_ids`, the launch-level `max_trim_tokens`, and the whole tree.
  */
-export function buildSessionMetadata(state: SessionState, family: TitoFamily): SessionMetadata {
+export function buildSessionMetadata(
+  state: SessionState,
+  family: TitoFamily,
+  mismatches: LeafMismatchMemo = new LeafMismatchMemo(family),
+): SessionMetadata {
   const out: Record<string, unknown> = {};
   const leaf = state.activeLeaf;
   if (leaf !== null) {
-    const mismatch = computeSessionMismatch(family, pathMessages(leaf), comparisonIds(leaf.tokens));
+    const mismatch = mismatches.forLeaf(leaf);
     if (mismatch !== null) out.tito_session_mismatch = mismatch;
   }
   out.accumulated_token_ids = state.activeTokenIds();

@@ -154,6 +154,17 @@ export class ToyTokenizer {
    */
   private readonly wordKeys = new Float64Array(WORD_SPAN).fill(Number.NaN);
 
+  /**
+   * How many times a word was learned (written to `words`). Unchanged since a render of some messages,
+   * the vocabulary is what that render left, so rendering them again would leave it as it is and every
+   * decode reads what it read then (the samples op's mismatch memo, fakes/session/mismatch.ts).
+   */
+  private learned = 0;
+
+  get vocabularyVersion(): number {
+    return this.learned;
+  }
+
   constructor(roleTokens: RoleTokens = DEFAULT_ROLE_TOKENS) {
     this.roleTokens = roleTokens;
   }
@@ -205,6 +216,7 @@ export class ToyTokenizer {
         if (known === undefined || !sameText(known, text, start, i)) {
           words[slot] = text.slice(start, i);
           keys[slot] = key;
+          this.learned += 1;
         }
       }
       out.push(WORD_BASE + slot);

@@ -20,7 +20,7 @@ export interface BodyBufferOptions {
   readonly poisonOnGive?: boolean;
 }
 
-// Capacities are whole grains with an eighth of headroom, so a session's next, slightly larger body fits.
+// Capacities are whole grains with a quarter of headroom, so a session's next, slightly larger bodies fit.
 const GRAIN = 16 * 1024;
 const POISON = 0xee;
 
@@ -51,8 +51,9 @@ export class BodyBufferPool {
       this.reused += 1;
       return Buffer.from(buffer, 0, size);
     }
-    const capacity = Math.ceil((size + Math.floor(size / 8)) / GRAIN) * GRAIN;
-    return Buffer.from(new ArrayBuffer(Math.max(capacity, GRAIN)), 0, size);
+    // Not zero-filled (`new ArrayBuffer` is): every byte read back was written first.
+    const fresh = Buffer.allocUnsafeSlow(Math.ceil((size + Math.floor(size / 4) + 1) / GRAIN) * GRAIN);
+    return fresh.subarray(0, size);
   }
 
   /** Gives back a buffer `take` lent, once nothing reads or writes it any more. */

@@ -30,6 +30,8 @@ export class BodyBufferPool {
   private readonly poisonOnGive: boolean;
   /** How many `take`s an idle buffer served (tests and benchmarks read it). */
   reused = 0;
+  /** Buffers lent and not given back yet (0 once every request is over: none leaked). */
+  lent = 0;
 
   constructor(options: BodyBufferOptions = {}) {
     this.maxIdle = options.maxIdle ?? 64;
@@ -41,6 +43,7 @@ export class BodyBufferPool {
    * every byte it reads back). The smallest idle buffer that fits, else a new one.
    */
   take(size: number): Buffer {
+    this.lent += 1;
     let best = -1;
     for (let k = 0; k < this.idle.length; k += 1) {
       const capacity = (this.idle[k] as ArrayBuffer).byteLength;
@@ -60,6 +63,7 @@ export class BodyBufferPool {
   give(bytes: Uint8Array): void {
     const buffer = bytes.buffer as ArrayBuffer;
     if (this.idle.includes(buffer)) throw new Error('body buffer given back twice');
+    this.lent -= 1;
     if (this.poisonOnGive) new Uint8Array(buffer).fill(POISON);
     this.idle.push(buffer);
     if (this.idle.length > this.maxIdle) {

@@ -150,7 +150,7 @@ describe('session server chat bodies in pooled buffers', () => {
         ),
       ),
     );
-    out.push(...siblings);
+    for (const line of siblings) out.push(line);
     await send('bad json', 0, Buffer.from(`{"messages": [${JSON.stringify(histories[0]![0])}, ]}`));
     await send(
       'too large',

@@ -62,4 +62,15 @@ describe('BodyBufferPool', () => {
     plain.give(kept);
     expect(kept.every((b) => b === 0x41)).toBe(true);
   });
+
+  it('does not keep a buffer over maxKeptBytes', () => {
+    const pool = new BodyBufferPool({ maxKeptBytes: 1024 * 1024 });
+    const large = pool.take(2 * 1024 * 1024);
+    const small = pool.take(100_000);
+    pool.give(large);
+    pool.give(small);
+    expect(pool.lent).toBe(0);
+    expect(pool.idleStats()).toEqual({ buffers: 1, bytes: small.buffer.byteLength });
+    expect(pool.take(1_500_000).buffer).not.toBe(large.buffer);
+  });
 });

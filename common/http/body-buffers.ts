@@ -7,12 +7,18 @@
  *
  * A buffer is lent to one request at a time and given back by that request once nothing reads it any
  * more; a buffer given back twice throws (it would then be lent to two requests at once). Memory stays
- * bounded: at most `maxIdle` idle buffers (the smallest goes first: bodies of a session grow).
+ * bounded: at most `maxIdle` idle buffers (the smallest goes first: bodies of a session grow), none
+ * over `maxKeptBytes`.
  */
 
 export interface BodyBufferOptions {
   /** Idle buffers kept (default 64: a recipe's batch keeps 32 requests in flight per process). */
   readonly maxIdle?: number;
+  /**
+   * A buffer larger than this is not kept once given back (default 4 MiB: a 32k-token body is under
+   * 1 MB, and one outsized body should not stay resident for the life of the process).
+   */
+  readonly maxKeptBytes?: number;
   /**
    * Overwrite a buffer with 0xEE as it is given back: a request that reads its body after giving
    * it back then reads garbage. For tests that prove the lifetimes (the bytes are the same either way).
@@ -28,6 +34,7 @@ export class BodyBufferPool {
   private readonly idle: ArrayBuffer[] = [];
   private readonly maxIdle: number;
   private readonly poisonOnGive: boolean;
+  private readonly maxKeptBytes: number;
   /** How many `take`s an idle buffer served (tests and benchmarks read it). */
   reused = 0;
   /** Buffers lent and not given back yet (0 once every request is over: none leaked). */
@@ -36,6 +43,7 @@ export class BodyBufferPool {
   constructor(options: BodyBufferOptions = {}) {
     this.maxIdle = options.maxIdle ?? 64;
     this.poisonOnGive = options.poisonOnGive ?? false;
+    this.maxKeptBytes = options.maxKeptBytes ?? 4 * 1024 * 1024;
   }
 
   /**
@@ -65,6 +73,7 @@ export class BodyBufferPool {
     if (this.idle.includes(buffer)) throw new Error('body buffer given back twice');
     this.lent -= 1;
     if (this.poisonOnGive) new Uint8Array(buffer).fill(POISON);
+    if (buffer.byteLength > this.maxKeptBytes) return;
     this.idle.push(buffer);
     if (this.idle.length > this.maxIdle) {
       let smallest = 0;

@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getResponse, type RequestHandler } from 'msw';
 import {
+  type BodyLease,
   BodyTooLargeError,
   closeConnectionAfter,
   DEFAULT_BACKEND_BODY_LIMIT_BYTES,
-  readBody,
+  readBodyPooled,
 } from '../../common/http/body.ts';
+import { BodyBufferPool } from '../../common/http/body-buffers.ts';
 import { type ListenOptions, type RunningServer, startHttpServer } from '../../common/http/server.ts';
 
 /**
@@ -29,6 +31,11 @@ export interface DirectJsonAnswer {
 export interface BridgeOptions extends ListenOptions {
   readonly bodyLimitBytes?: number;
   readonly onUnhandled?: (request: UnhandledRequest) => void;
+  /**
+   * Where request bodies are read into (each given back once its request is answered; the handlers
+   * get a copy); default a pool of its own. `false`: a fresh buffer per body.
+   */
+  readonly bodyBuffers?: BodyBufferPool | false;
   /**
    * A hot route served without msw: called with the read body; `undefined` hands the request to the
    * handlers. Same bytes on the wire (content-type, content-length, JSON.stringify body).
@@ -78,12 +85,13 @@ export async function serveHandlers(
   options: BridgeOptions = {},
 ): Promise<RunningServer> {
   const limit = options.bodyLimitBytes ?? DEFAULT_BACKEND_BODY_LIMIT_BYTES;
+  const pool = options.bodyBuffers === undefined ? new BodyBufferPool() : options.bodyBuffers;
   let origin = 'http://127.0.0.1';
   const server = await startHttpServer(
     async (req, res) => {
-      let body: Buffer;
+      let lease: BodyLease;
       try {
-        body = await readBody(req, limit);
+        lease = await readBodyPooled(req, limit, pool);
       } catch (error) {
         if (!(error instanceof BodyTooLargeError)) throw error;
         closeConnectionAfter(res);
@@ -91,38 +99,13 @@ export async function serveHandlers(
         res.end(JSON.stringify({ detail: error.message }));
         return;
       }
-      if (FORBIDDEN_METHODS.has((req.method ?? '').toUpperCase())) {
-        res.writeHead(405, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ detail: 'Method Not Allowed' }));
-        return;
-      }
-      const direct = await options.direct?.(req, body, origin);
-      if (direct !== undefined) {
-        const text = Buffer.from(JSON.stringify(direct.body) ?? '', 'utf8');
-        res.writeHead(direct.status, {
-          'content-type': 'application/json',
-          'content-length': String(text.length),
-        });
-        res.end(text);
-        return;
-      }
-      let request: Request;
+      // The body is read only until the answer is built (the chat route reads it synchronously, the
+      // handlers get a copy in their `Request`): the buffer goes back once the handler is done.
       try {
-        request = toRequest(req, origin, body);
-      } catch {
-        // A request target no URL can be built from (absolute-form oddities): the client's fault.
-        res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ detail: 'Invalid request target' }));
-        return;
+        await answer(req, res, lease.body);
+      } finally {
+        lease.release();
       }
-      const response = await getResponse(handlers, request);
-      if (response === undefined) {
-        options.onUnhandled?.({ method: request.method, url: request.url });
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ detail: 'Not Found' }));
-        return;
-      }
-      await writeResponse(res, response);
     },
     {
       ...(options.host === undefined ? {} : { host: options.host }),
@@ -131,4 +114,39 @@ export async function serveHandlers(
   );
   origin = server.url;
   return server;
+
+  async function answer(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+    if (FORBIDDEN_METHODS.has((req.method ?? '').toUpperCase())) {
+      res.writeHead(405, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ detail: 'Method Not Allowed' }));
+      return;
+    }
+    const direct = await options.direct?.(req, body, origin);
+    if (direct !== undefined) {
+      const text = Buffer.from(JSON.stringify(direct.body) ?? '', 'utf8');
+      res.writeHead(direct.status, {
+        'content-type': 'application/json',
+        'content-length': String(text.length),
+      });
+      res.end(text);
+      return;
+    }
+    let request: Request;
+    try {
+      request = toRequest(req, origin, body);
+    } catch {
+      // A request target no URL can be built from (absolute-form oddities): the client's fault.
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ detail: 'Invalid request target' }));
+      return;
+    }
+    const response = await getResponse(handlers, request);
+    if (response === undefined) {
+      options.onUnhandled?.({ method: request.method, url: request.url });
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ detail: 'Not Found' }));
+      return;
+    }
+    await writeResponse(res, response);
+  }
 }

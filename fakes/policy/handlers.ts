@@ -333,6 +333,7 @@ export function createPolicy(options: PolicyOptions): Policy {
     try {
       const bytes = request.bodyBytes?.();
       // A log that keeps the messages needs them all parsed: the split without the reuse.
+      // `reused.inputIds` is a view the key's next read overwrites: nothing below awaits once it is set.
       const reused = bytes === undefined || log.keepMessages ? null : history.read(routingKey, bytes);
       const split = reused ?? (bytes !== undefined && log.keepMessages ? splitInputIds(bytes) : null);
       if (split === null) body = await request.json();

@@ -395,3 +395,25 @@ describe('the chat route with a log that keeps the messages', () => {
     expect(entries.map((e) => e.messagesDigest)).toEqual(sent.map((m) => sha(canonicalJson(m))));
   });
 });
+
+describe('HistoryReuse ids', () => {
+  const body = (ids: readonly number[]) =>
+    Buffer.from(pythonJsonDumps({ messages: [{ role: 'user', content: 'x' }], input_ids: ids }));
+
+  it("a read's ids are a view the same key's next read may overwrite, and other keys leave alone", () => {
+    const reuse = new HistoryReuse();
+    const a = reuse.read('a', body([1, 2, 3]))?.inputIds;
+    const b = reuse.read('b', body([7, 8]))?.inputIds;
+    expect(Array.from(a ?? [])).toEqual([1, 2, 3]);
+    // A continuation appends after them: the earlier view still reads its ids.
+    const longer = reuse.read('a', body([1, 2, 3, 4]))?.inputIds;
+    expect(Array.from(longer ?? [])).toEqual([1, 2, 3, 4]);
+    expect(Array.from(a ?? [])).toEqual([1, 2, 3]);
+    // Other ids for the key: read into the same buffer (no copy per read), so the old view changed.
+    const other = reuse.read('a', body([9, 9, 9, 9]))?.inputIds;
+    expect(Array.from(other ?? [])).toEqual([9, 9, 9, 9]);
+    expect(other?.buffer).toBe(longer?.buffer);
+    expect(Array.from(a ?? [])).toEqual([9, 9, 9]);
+    expect(Array.from(b ?? [])).toEqual([7, 8]);
+  });
+});

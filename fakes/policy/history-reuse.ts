@@ -40,7 +40,11 @@ export interface MessagesSummary {
 export interface ReusedBody {
   /** The body's other members: `JSON.parse`'s object without `messages` and `input_ids`. */
   readonly rest: Record<string, unknown>;
-  /** `input_ids`, which was the body's last key, read as int32. */
+  /**
+   * `input_ids`, which was the body's last key, read as int32: a view of the ids the key keeps (no
+   * 128 KB copy per 32k-token request), valid until the same key's next read, which may overwrite
+   * them. The chat route reads it before it awaits anything (handlers.ts).
+   */
   readonly inputIds: Int32Array;
   /** The body's `messages` (an empty list when it is not an array), as the log keeps them. */
   readonly messages: MessagesSummary;
@@ -119,7 +123,7 @@ function readIds(
   if (known > 0 && length >= known && body.compare(state.digits, 0, known, from, from + known) === 0) {
     if (length === known) {
       counts.ids += 1;
-      return state.ids.slice(0, state.count);
+      return state.ids.subarray(0, state.count);
     }
     // A tail after `, ` (`1, 2, ` is no list: the whole run refuses it).
     if (body[from + known] === COMMA && body[from + known + 1] === SPACE && length > known + 2)
@@ -143,7 +147,7 @@ function readIds(
   body.copy(state.digits, state.digitsLength, from + state.digitsLength, to);
   state.digitsLength = length;
   state.count = count;
-  return state.ids.slice(0, count);
+  return state.ids.subarray(0, count);
 }
 
 /** Where the top-level `messages` array of an accepted body is: just past its `[`, its elements' ends. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'msw';
+import type { BodyBufferPool } from '../../common/http/body-buffers.ts';
 import type { ShutdownReport } from '../../common/http/server.ts';
 import { serveHandlers, type UnhandledRequest } from './bridge.ts';
 import type { PolicyEvents } from './events.ts';
@@ -10,6 +11,8 @@ export interface PolicyServerOptions extends Omit<PolicyOptions, 'origin'> {
   readonly host?: string;
   readonly port?: number;
   readonly bodyLimitBytes?: number;
+  /** Where request bodies are read into (bridge.ts); `false`: a fresh buffer per body. */
+  readonly bodyBuffers?: BodyBufferPool | false;
   /** Called for each request no handler answered (it got a 404). */
   readonly onUnhandled?: (request: UnhandledRequest) => void;
 }
@@ -59,6 +62,7 @@ export async function startPolicyServer(options: PolicyServerOptions): Promise<P
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.port === undefined ? {} : { port: options.port }),
     ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),
+    ...(options.bodyBuffers === undefined ? {} : { bodyBuffers: options.bodyBuffers }),
     direct: async (req, body, origin) => {
       if (req.method !== 'POST') return undefined;
       const target = req.url ?? '';

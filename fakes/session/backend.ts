@@ -181,7 +181,9 @@ export class BackendClient {
             }
             let body: Buffer;
             try {
-              body = decodeBody(Buffer.concat(chunks), res.headers['content-encoding']);
+              // One chunk (a reply under 64 KB) is the body itself: nothing else holds or writes it.
+              const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+              body = decodeBody(raw, res.headers['content-encoding']);
             } catch (e) {
               reject(new BackendTransportError('DecodingError', (e as Error).message));
               return;

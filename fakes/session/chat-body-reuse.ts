@@ -43,6 +43,9 @@ const MESSAGES_KEY = Buffer.from('"messages"');
 // Floats stay floats (`"temperature": 1.0` is forwarded and recorded as `1.0`, as Miles does).
 const LOAD_OPTIONS = { keepFloats: true } as const;
 
+// Where the reduced body is written for its parse (one at a time: `load` is synchronous).
+let reducedScratch: Buffer = Buffer.alloc(0);
+
 /** What one session keeps of its previous body (empty until a body could be kept). */
 export class ChatBodyReuse {
   /** The kept bytes run to the last end; the rest is spare room to grow into. */
@@ -118,8 +121,13 @@ export class ChatBodyReuse {
       if (raw[skipJsonWhitespace(raw, rest)] === CLOSE_ARRAY) return null;
     } else if (raw[next] === CLOSE_ARRAY) rest = next;
     else return null;
-    // The body without its first k messages: everything up to the `[`, then what follows them.
-    const reduced = Buffer.concat([this.bytes.subarray(0, this.arrayStart), raw.subarray(rest)]);
+    // The body without its first k messages: everything up to the `[`, then what follows them, in a
+    // scratch buffer (the parse decodes it to a string before returning or throwing: nothing keeps it).
+    const size = this.arrayStart + (raw.length - rest);
+    reducedScratch = withRoom(reducedScratch, size, 0, (n) => Buffer.allocUnsafeSlow(n));
+    this.bytes.copy(reducedScratch, 0, 0, this.arrayStart);
+    raw.copy(reducedScratch, this.arrayStart, rest);
+    const reduced = reducedScratch.subarray(0, size);
     let value: unknown;
     try {
       value = pythonJsonLoadsBytes(reduced, LOAD_OPTIONS);

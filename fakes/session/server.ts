@@ -8,7 +8,9 @@ import {
   closeConnectionAfter,
   DEFAULT_BODY_LIMIT_BYTES,
   readBody,
+  readBodyPooled,
 } from '../../common/http/body.ts';
+import { BodyBufferPool } from '../../common/http/body-buffers.ts';
 import { type RunningServer, type ShutdownReport, startHttpServer } from '../../common/http/server.ts';
 import {
   isJsonObject,
@@ -94,6 +96,11 @@ export interface SessionServerOptions {
   readonly reuseChatBodyBytes?: boolean;
   /** False writes every forwarded chat body into a fresh buffer (default true: pooled buffers; chat.ts). */
   readonly poolForwardedBodies?: boolean;
+  /**
+   * Where chat request bodies are read into, each given back once its chat is answered (default a
+   * pool of its own; common/http/body-buffers.ts). `false`: a fresh buffer per body.
+   */
+  readonly chatBodyBuffers?: BodyBufferPool | false;
 }
 
 /** What `GET /harness/stats` answers: the live sessions and what they hold (the fake's own route). */
@@ -195,6 +202,7 @@ export async function startSessionServer(options: SessionServerOptions): Promise
     timeoutMs: options.backendTimeoutMs ?? null,
   });
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const chatBodies = options.chatBodyBuffers === undefined ? new BodyBufferPool() : options.chatBodyBuffers;
   const now = options.clock ?? wallClockSeconds;
   const instanceId = hex32();
   const sessions = new Map<string, SessionState>();
@@ -336,13 +344,18 @@ export async function startSessionServer(options: SessionServerOptions): Promise
       case 'chat': {
         const state = lookup(match.sessionId);
         if (state.closing) throw sessionNotFound(state.id);
-        const body = await readBody(req, bodyLimit);
+        const lease = await readBodyPooled(req, bodyLimit, chatBodies);
         const onCommitted = (sessionId: string, nodeId: number) =>
           events.emit('chat:committed', { requestId, sessionId, nodeId });
-        return handleChat(
-          { ...chatConfig, onCommitted },
-          { state, headers: req.headers, query, method, body, requestTimestamp },
-        );
+        // The body is parsed in phase 1 (the reuse keeps a copy): its buffer goes back once answered.
+        try {
+          return await handleChat(
+            { ...chatConfig, onCommitted },
+            { state, headers: req.headers, query, method, body: lease.body, requestTimestamp },
+          );
+        } finally {
+          lease.release();
+        }
       }
       case 'samples': {
         const raw = await readBody(req, bodyLimit);

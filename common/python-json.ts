@@ -7,6 +7,7 @@
  */
 
 import { AsciiWriter, joinInts } from './ascii-writer.ts';
+import { nativeJsonKeysTrusted } from './native-json-keys.ts';
 import { decodeJsonBytes } from './python-bytes.ts';
 
 /** CPython's `json.JSONDecodeError`: `message` is the full `msg: line L column C (char P)` text. */
@@ -111,11 +112,24 @@ const SIMPLE_ESCAPES: ReadonlySet<string> = new Set(['"', '\\', '/', 'b', 'f', '
  */
 export function pythonJsonLoads(doc: string, options: PythonLoadsOptions = {}): unknown {
   if (options.keepFloats === true && mayHoldFloat(doc)) return faithfulJsonLoads(doc, options);
+  let value: unknown;
   try {
-    return JSON.parse(doc);
+    value = JSON.parse(doc);
   } catch {
     return faithfulJsonLoads(doc, options);
   }
+  // V8 can misread an escaped key (common/native-json-keys.ts): read such a document faithfully.
+  return nativeJsonKeysTrusted(doc, value) ? value : faithfulJsonLoads(doc, options);
+}
+
+/**
+ * `JSON.parse` for documents from outside (request and response bodies, files): the same values and the
+ * same `SyntaxError`, without V8's misread escaped keys (common/native-json-keys.ts), which it reads
+ * again with the faithful parser (equal to `JSON.parse` on every document `JSON.parse` accepts).
+ */
+export function parseJson(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  return nativeJsonKeysTrusted(text, value) ? value : faithfulJsonLoads(text);
 }
 
 /** The CPython-faithful parser (`pythonJsonLoads` falls back to it). */

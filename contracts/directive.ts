@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJson } from '../common/python-json.ts';
 
 /** The `x-harness-directive` header's JSON (docs/architecture.md "Policy directives"); all keys optional. */
 export const DirectiveSchema = z.strictObject({
@@ -20,7 +21,7 @@ export function parseDirective(value: string | null): DirectiveParse {
   if (value === null || value.trim() === '') return { ok: true, directive: null };
   let raw: unknown;
   try {
-    raw = JSON.parse(value);
+    raw = parseJson(value);
   } catch (error) {
     return { ok: false, problem: `not JSON (${(error as Error).message})` };
   }

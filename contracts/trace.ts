@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { HarnessError } from '../common/errors.ts';
 import { fsReason } from '../common/fs-reason.ts';
+import { parseJson } from '../common/python-json.ts';
 
 /**
  * `session-trace/1` (shared/conformance/README.md): the ordered chat requests an agent sent to one
@@ -78,7 +79,7 @@ export async function readSessionTrace(path: string): Promise<SessionTrace> {
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = parseJson(text);
   } catch (error) {
     throw new HarnessError('config.trace_invalid', `${path}: not JSON (${(error as Error).message})`, {
       details: { path },

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { HarnessError } from '../common/errors.ts';
 import { fsReason } from '../common/fs-reason.ts';
+import { parseJson } from '../common/python-json.ts';
 import {
   DEFAULT_EPISODES_DIR,
   loadEpisodeScripts,
@@ -99,7 +100,7 @@ export async function loadEpisodes(paths: readonly string[]): Promise<EpisodeScr
     else {
       let value: unknown;
       try {
-        value = JSON.parse(await readFile(path, 'utf8'));
+        value = parseJson(await readFile(path, 'utf8'));
       } catch (error) {
         throw new HarnessError('config.episode_invalid', `episode script ${path} is not valid JSON`, {
           cause: error,

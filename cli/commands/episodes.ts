@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
 import { fsReason } from '../../common/fs-reason.ts';
 import { parseCliArgs } from '../../common/parse-args.ts';
+import { parseJson } from '../../common/python-json.ts';
 import { wholeNumber } from '../../common/whole-number.ts';
 import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
 import { generateEpisodes } from '../../fakes/harbor/generator/generate.ts';
@@ -47,7 +48,7 @@ async function readParams(io: CliIo, file: string | undefined) {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJson(text);
   } catch (error) {
     throw new HarnessError(
       'config.generator_params',

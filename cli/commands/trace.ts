@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
 import { parseCliArgs } from '../../common/parse-args.ts';
+import { parseJson } from '../../common/python-json.ts';
 import { readSessionTrace } from '../../contracts/trace.ts';
 import { TITO_MODELS } from '../../fakes/tokenizer/tito.ts';
 import {
@@ -41,7 +42,7 @@ const Schema = z.object({
 async function expectedFor(file: string): Promise<ReplayResult> {
   const path = file.replace(/\.json$/, '.expected.json');
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as ReplayResult;
+    return parseJson(await readFile(path, 'utf8')) as ReplayResult;
   } catch (error) {
     throw new HarnessError(
       'config.trace_no_expected',

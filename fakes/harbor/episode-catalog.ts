@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
 import { fsReason } from '../../common/fs-reason.ts';
+import { parseJson } from '../../common/python-json.ts';
 import { type EpisodeScript, EpisodeScriptSchema } from './episode-schema.ts';
 
 /** The bundled scripts: fixtures/episodes/*.json and the pool under fixtures/episodes/pool/. */
@@ -64,7 +65,7 @@ export async function loadEpisodeScripts(dir: string = DEFAULT_EPISODES_DIR): Pr
     const name = relative(dir, file);
     let value: unknown;
     try {
-      value = JSON.parse(await readFile(file, 'utf8'));
+      value = parseJson(await readFile(file, 'utf8'));
     } catch (error) {
       throw new HarnessError('config.episode_invalid', `episode script ${name} is not valid JSON`, {
         details: { source: name },

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, closeConnectionAfter, readBody, sendJson } from '../../common/http/body.ts';
 import { type RunningServer, startHttpServer } from '../../common/http/server.ts';
+import { parseJson } from '../../common/python-json.ts';
 import { bearerMatches } from './admin-auth.ts';
 import type { CallEvent, TokenCounter } from './engine/play-episode.ts';
 import { DEFAULT_EPISODES_DIR, EpisodeCatalog, loadEpisodeScripts } from './episode-catalog.ts';
@@ -120,7 +121,7 @@ async function readJsonObject(
   }
   let value: unknown;
   try {
-    value = JSON.parse(raw.toString('utf8'));
+    value = parseJson(raw.toString('utf8'));
   } catch {
     fail(res, 400, 'invalid_json', 'request body is not valid JSON');
     return undefined;

@@ -12,6 +12,7 @@ import {
   scanObjectTail,
   skipJsonWhitespace,
 } from '../../common/json-elements.ts';
+import { parseJson } from '../../common/python-json.ts';
 import { continueMessagesHash, lastMessageHead } from '../../contracts/request-digest.ts';
 import { INPUT_IDS_KEY, restObject, writeInts } from './input-ids-body.ts';
 
@@ -220,7 +221,7 @@ function keepPrefix(state: MessagesState, body: Buffer, kept: number, length: nu
 function fullRest(body: Buffer, keyAt: number, entry: Entry | null): RestRead | null {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(`${utf8.decode(body.subarray(0, keyAt))}}`);
+    parsed = parseJson(`${utf8.decode(body.subarray(0, keyAt))}}`);
   } catch {
     return null;
   }
@@ -278,7 +279,7 @@ function continuedRest(
   scratch[size - 1] = CLOSE_OBJECT;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(utf8.decode(scratch.subarray(0, size)));
+    parsed = parseJson(utf8.decode(scratch.subarray(0, size)));
   } catch {
     return undefined;
   }

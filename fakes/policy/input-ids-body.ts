@@ -1,3 +1,5 @@
+import { parseJson } from '../../common/python-json.ts';
+
 /**
  * The chat body as the policy reads it (`JSON.parse` of the UTF-8 text, as `Request.json()` does),
  * with a shortcut for what the session server sends: `json.dumps(body)` with `input_ids` as the last
@@ -47,7 +49,7 @@ export function splitInputIds(body: Uint8Array): SplitBody | null {
   // The rest as an object of its own: the members before `, "input_ids"`, closed.
   let rest: unknown;
   try {
-    rest = JSON.parse(`${utf8.decode(body.subarray(0, keyAt))}}`);
+    rest = parseJson(`${utf8.decode(body.subarray(0, keyAt))}}`);
   } catch {
     return null;
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
+import { parseJson } from '../../common/python-json.ts';
 import { type SamplesReply, TreeMetadataSchema } from '../../contracts/wire-sample.ts';
 import { decodeSamples } from './wire/codec.ts';
 
@@ -66,9 +67,9 @@ export interface SessionClient {
   collectSamples(sessionId: string, options?: CollectOptions): Promise<SamplesReply>;
 }
 
-function parseJson(text: string): unknown {
+function parseJsonOrNull(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch {
     return null;
   }
@@ -76,7 +77,7 @@ function parseJson(text: string): unknown {
 
 /** The human part of an error body: `{"error": ...}`, `{"detail": ...}`, or the text. */
 export function errorDetail(text: string): string {
-  const json = parseJson(text);
+  const json = parseJsonOrNull(text);
   if (typeof json === 'object' && json !== null) {
     const { error, detail, message } = json as Record<string, unknown>;
     for (const v of [error, detail, message]) if (typeof v === 'string') return v;
@@ -123,7 +124,7 @@ export function createSessionClient(baseUrl: string): SessionClient {
         ...(options.signal ? { signal: options.signal } : {}),
       });
       const text = await response.text();
-      return { status: response.status, headers: response.headers, text, json: parseJson(text) };
+      return { status: response.status, headers: response.headers, text, json: parseJsonOrNull(text) };
     },
     async get(sessionId) {
       const response = await call('get session', 'GET', `/sessions/${enc(sessionId)}`, 200);

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
+import { parseJson } from '../../common/python-json.ts';
 import {
   type ConvertedDumps,
   type RolloutDump,
@@ -22,7 +23,7 @@ async function listJson(dir: string): Promise<string[]> {
 async function readDocument<S extends z.ZodType>(path: string, schema: S): Promise<z.infer<S>> {
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(path, 'utf8'));
+    raw = parseJson(await readFile(path, 'utf8'));
   } catch (error) {
     throw new HarnessError('dumps.unreadable', `cannot read converted dump ${path}`, {
       details: { file: path },

@@ -1,4 +1,5 @@
 import { quote } from 'shell-quote';
+import { parseJson } from '../../common/python-json.ts';
 import { redactSecrets, SECRET_ENV_KEYS, secretsFromEnv } from '../../common/redact.ts';
 import { REDACTED, redactArgv, TRAIN_COMMAND } from '../../recipe/render.ts';
 import type { RecipeEnv } from '../../recipe/schema.ts';
@@ -29,7 +30,7 @@ export function redactPlan(plan: SmokePlan, env: RecipeEnv): SmokePlan {
     cleanup: plan.cleanup.map(redactCommand),
     converter: redactCommand(plan.converter),
   };
-  return JSON.parse(redactSecrets(JSON.stringify(structural), secretsFromEnv(env))) as SmokePlan;
+  return parseJson(redactSecrets(JSON.stringify(structural), secretsFromEnv(env))) as SmokePlan;
 }
 
 /** `30000-30031 (session server)`: contiguous ports of one purpose on one line. */

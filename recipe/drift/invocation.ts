@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
+import { parseJson } from '../../common/python-json.ts';
 import { shellWords } from './shell-words.ts';
 
 /** What a recipe hands to Miles: train.py's argv and the runtime env of the job. */
@@ -58,7 +59,7 @@ function runtimeEnv(launcher: readonly string[]): Record<string, string> {
 
 function safeJson(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch {
     return undefined;
   }
@@ -79,7 +80,7 @@ export function parseInvocationText(text: string, label: string): Invocation {
   if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
     let document: unknown;
     try {
-      document = JSON.parse(trimmed);
+      document = parseJson(trimmed);
     } catch (error) {
       throw new HarnessError(
         'usage.bad_json',

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
 import { fsReason } from '../../common/fs-reason.ts';
+import { parseJson } from '../../common/python-json.ts';
 import { Surface } from './surface-schema.ts';
 
 /** The surface copy the harness ships with (see fixtures/miles-cli/PROVENANCE.md). */
@@ -56,7 +57,7 @@ async function readSurface(path: string): Promise<Surface> {
   }
   let document: unknown;
   try {
-    document = JSON.parse(text);
+    document = parseJson(text);
   } catch (error) {
     throw new HarnessError('config.surface_invalid', `${path} is not JSON`, {
       details: { path },

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
+import { parseJson } from '../../common/python-json.ts';
 import type { Invocation } from './invocation.ts';
 
 /** The reader that imports a launcher the way Miles' launcher tests do and prints its recipe as JSON. */
@@ -104,7 +105,7 @@ export async function readLauncherRecipe(
 function lastJsonLine(stdout: string): unknown {
   const line = stdout.trim().split('\n').at(-1) ?? '';
   try {
-    return JSON.parse(line);
+    return parseJson(line);
   } catch {
     return undefined;
   }

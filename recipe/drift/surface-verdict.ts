@@ -1,3 +1,4 @@
+import { parseJson } from '../../common/python-json.ts';
 import { redactSecrets } from '../../common/redact.ts';
 import { renderTable } from '../../common/text-table.ts';
 import { scanArgv } from './argv-scan.ts';
@@ -31,7 +32,7 @@ export function surfaceVerdict(
 /** The verdict with every secret replaced by `***` (argv values and messages alike). */
 export function redactVerdict(verdict: SurfaceVerdict, secrets: readonly string[]): SurfaceVerdict {
   if (secrets.length === 0) return verdict;
-  return JSON.parse(redactSecrets(JSON.stringify(verdict), jsonStringForms(secrets))) as SurfaceVerdict;
+  return parseJson(redactSecrets(JSON.stringify(verdict), jsonStringForms(secrets))) as SurfaceVerdict;
 }
 
 /** `file:line` of a `where`, the part a reader needs in a table; `--json` keeps the whole text. */

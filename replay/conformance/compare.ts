@@ -1,3 +1,4 @@
+import { parseJson } from '../../common/python-json.ts';
 import { decodeSafetensors, type Tensor } from '../../fakes/session/wire/safetensors.ts';
 import type { Exchange, ExchangeRecord } from './exchanges.ts';
 
@@ -71,7 +72,7 @@ function compareSamplesReply(
   const b = decodeSafetensors(miles);
   const layout = (bytes: Uint8Array) => {
     const headerLength = Number(Buffer.from(bytes).readBigUInt64LE(0));
-    return Object.keys(JSON.parse(utf8(bytes.subarray(8, 8 + headerLength))) as object);
+    return Object.keys(parseJson(utf8(bytes.subarray(8, 8 + headerLength))) as object);
   };
   compareTexts(step, 'tensors', layout(fake).join(' '), layout(miles).join(' '), out);
   for (const [name, tensor] of a) {

@@ -1,4 +1,4 @@
-import { pythonJsonDumps } from '../../common/python-json.ts';
+import { parseJson, pythonJsonDumps } from '../../common/python-json.ts';
 import { TRACE_ID_HEADER, TRACE_TURN_HEADER } from '../../contracts/policy-headers.ts';
 
 /**
@@ -61,7 +61,7 @@ export async function recordExchanges(
   const exchanges: Exchange[] = [];
   const created = await exchange('create', `${serverUrl}/sessions`, { method: 'POST' });
   exchanges.push(created);
-  const sessionId = (JSON.parse(Buffer.from(created.body).toString('utf8')) as { session_id: string })
+  const sessionId = (parseJson(Buffer.from(created.body).toString('utf8')) as { session_id: string })
     .session_id;
   const base = `${serverUrl}/sessions/${sessionId}`;
   for (const [k, turn] of trace.turns.entries()) {

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
 import { fsReason } from '../../common/fs-reason.ts';
+import { parseJson } from '../../common/python-json.ts';
 
 /** The bundled prompts: the 89 Terminal-Bench 2 tasks (shared/data/tb2-tasks.txt) in the recipe's format. */
 export const DEFAULT_PROMPTS_FILE = fileURLToPath(
@@ -32,7 +33,7 @@ export function parsePrompts(text: string, source: string): PromptRow[] {
     if (line.trim() === '') return;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = parseJson(line);
     } catch {
       throw new HarnessError('config.prompts_invalid', `${source}:${i + 1}: not valid JSON`, {
         details: { source, line: i + 1 },

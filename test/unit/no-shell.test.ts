@@ -1,17 +1,15 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { isTestPath, REPO_ROOT, sourceFiles } from '../helpers/source-files.ts';
 
 /**
  * No user value reaches a shell: every child process in the repository is started with an argument
  * array. This scans the sources for the ways a shell gets involved anyway (docs/security.md).
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
-const SKIP_DIRS = new Set(['node_modules', '.git', 'benchmarks']);
-const SOURCE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 
 interface Rule {
   readonly name: string;
@@ -42,24 +40,9 @@ const RULES: readonly Rule[] = [
   },
 ];
 
-function isTest(path: string): boolean {
-  return /\.test\.[cm]?[jt]s$/.test(path) || path.split('/').includes('test');
-}
-
 /** The rules a source text breaks. */
 function violations(source: string, test: boolean): string[] {
   return RULES.filter((r) => !(r.productionOnly && test) && r.pattern.test(source)).map((r) => r.name);
-}
-
-async function sourceFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) {
-      if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith('.'))
-        for (const f of await sourceFiles(join(dir, entry.name))) out.push(f);
-    } else if (SOURCE.test(entry.name)) out.push(join(dir, entry.name));
-  }
-  return out;
 }
 
 describe('no shell anywhere', () => {
@@ -80,12 +63,12 @@ describe('no shell anywhere', () => {
   });
 
   it('no source file in the repository breaks a rule', async () => {
-    const files = (await sourceFiles(ROOT)).filter((f) => f !== SELF);
+    const files = (await sourceFiles()).filter((f) => f !== SELF);
     expect(files.length).toBeGreaterThan(100);
     const found: string[] = [];
     for (const file of files) {
-      const rel = relative(ROOT, file);
-      for (const v of violations(await readFile(file, 'utf8'), isTest(rel))) found.push(`${rel}: ${v}`);
+      const rel = relative(REPO_ROOT, file);
+      for (const v of violations(await readFile(file, 'utf8'), isTestPath(rel))) found.push(`${rel}: ${v}`);
     }
     expect(found).toEqual([]);
   });

@@ -1,7 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, sourceFiles } from '../helpers/source-files.ts';
 
 /**
  * No array is spread into the arguments of a variadic built-in (`push(...xs)`, `Math.max(...xs)`, …):
@@ -12,10 +13,7 @@ import { describe, expect, it } from 'vitest';
  * See docs/security.md.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
-const SKIP_DIRS = new Set(['node_modules', '.git', 'benchmarks']);
-const SOURCE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 
 /** Built-ins whose arguments are the data: a spread hands them one argument per element. */
 const VARIADIC_CALL =
@@ -59,17 +57,6 @@ function violations(source: string): string[] {
   return found;
 }
 
-async function sourceFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) {
-      if (SKIP_DIRS.has(entry.name) || entry.name.startsWith('.')) continue;
-      for (const file of await sourceFiles(join(dir, entry.name))) out.push(file);
-    } else if (SOURCE.test(entry.name)) out.push(join(dir, entry.name));
-  }
-  return out;
-}
-
 describe('no unbounded array spread into a call', () => {
   it('the scanner catches spreads into push, unshift, splice, Math.max/min and fromCharCode', () => {
     expect(violations('out.push(...ids);')).toEqual(['1: out.push(...ids);']);
@@ -85,11 +72,12 @@ describe('no unbounded array spread into a call', () => {
   });
 
   it('no source file in the repository spreads an array into a variadic built-in without a waiver', async () => {
-    const files = (await sourceFiles(ROOT)).filter((f) => f !== SELF);
+    const files = (await sourceFiles()).filter((f) => f !== SELF);
     expect(files.length).toBeGreaterThan(100);
     const found: string[] = [];
     for (const file of files) {
-      for (const v of violations(await readFile(file, 'utf8'))) found.push(`${relative(ROOT, file)}:${v}`);
+      for (const v of violations(await readFile(file, 'utf8')))
+        found.push(`${relative(REPO_ROOT, file)}:${v}`);
     }
     expect(found).toEqual([]);
   });

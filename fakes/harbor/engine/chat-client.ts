@@ -1,3 +1,4 @@
+import { parseJson } from '../../../common/python-json.ts';
 import type { Directive } from '../../../contracts/directive.ts';
 import { DIRECTIVE_HEADER } from '../../../contracts/policy-headers.ts';
 import { ChatCallError, EpisodeAbortedError } from './errors.ts';
@@ -122,7 +123,7 @@ export async function postChatCompletion(request: ChatRequest): Promise<ChatRepl
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJson(text);
   } catch (error) {
     throw new ChatCallError('bad_response', 'chat completion body is not JSON', {
       status: 200,

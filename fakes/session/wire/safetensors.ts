@@ -1,6 +1,6 @@
 import { endianness } from 'node:os';
 import { HarnessError } from '../../../common/errors.ts';
-import { isJsonObject } from '../../../common/python-json.ts';
+import { isJsonObject, parseJson } from '../../../common/python-json.ts';
 
 /**
  * A minimal safetensors container (https://github.com/huggingface/safetensors, format section): a
@@ -223,7 +223,7 @@ export function decodeSafetensors(bytes: Uint8Array): Map<string, Tensor> {
   const headerEnd = 8 + Number(headerLen);
   let header: unknown;
   try {
-    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, headerEnd)));
+    header = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, headerEnd)));
   } catch (error) {
     throw wireError('container', `header is not UTF-8 JSON (${(error as Error).message})`);
   }

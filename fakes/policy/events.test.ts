@@ -47,7 +47,7 @@ describe('the policy’s events', () => {
       method: 'POST',
       url: 'not a url',
       headers: { get: () => null },
-      json: async () => ({}),
+      text: async () => '{}',
     };
     await expect(inProcess.chat(request)).rejects.toThrow();
     expect(await crashed).toMatchObject({ requestId: 1, error: expect.any(TypeError) });

@@ -1,5 +1,5 @@
 import { HttpResponse, http, type RequestHandler } from 'msw';
-import { isJsonObject } from '../../common/python-json.ts';
+import { isJsonObject, parseJson } from '../../common/python-json.ts';
 import { type Directive, parseDirective } from '../../contracts/directive.ts';
 import {
   DIRECTIVE_HEADER,
@@ -65,10 +65,11 @@ export interface PolicyRequestLike {
   readonly method: string;
   readonly url: string;
   readonly headers: { get(name: string): string | null };
-  json(): Promise<unknown>;
+  /** The body as text (`Request.text()`: UTF-8, BOM stripped, replacement characters), read with `parseJson`. */
+  text(): Promise<string>;
   /**
    * The body's bytes, read per routing key by `history-reuse.ts` (the ids read from the bytes, the
-   * re-sent history reused) before `json()` is taken; absent on msw's `Request`.
+   * re-sent history reused) before `text()` is taken; absent on msw's `Request`.
    */
   bodyBytes?(): Uint8Array;
 }
@@ -336,7 +337,7 @@ export function createPolicy(options: PolicyOptions): Policy {
       // `reused.inputIds` is a view the key's next read overwrites: nothing below awaits once it is set.
       const reused = bytes === undefined || log.keepMessages ? null : history.read(routingKey, bytes);
       const split = reused ?? (bytes !== undefined && log.keepMessages ? splitInputIds(bytes) : null);
-      if (split === null) body = await request.json();
+      if (split === null) body = parseJson(await request.text());
       else {
         body = split.rest;
         splitIds = split.inputIds;

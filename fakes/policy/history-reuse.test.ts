@@ -313,7 +313,7 @@ function policyRequest(bytes: Buffer, key: string | null, direct: boolean): Poli
     method: 'POST',
     url: 'http://policy.test/v1/chat/completions',
     headers: { get: (name) => headers.get(name.toLowerCase()) ?? null },
-    json: async () => JSON.parse(utf8.decode(bytes)),
+    text: async () => utf8.decode(bytes),
     ...(direct ? { bodyBytes: () => bytes } : {}),
   };
 }

@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'msw';
 import type { BodyBufferPool } from '../../common/http/body-buffers.ts';
 import type { ShutdownReport } from '../../common/http/server.ts';
-import { parseJson } from '../../common/python-json.ts';
 import { serveHandlers, type UnhandledRequest } from './bridge.ts';
 import type { PolicyEvents } from './events.ts';
 import { createPolicy, type PolicyOptions } from './handlers.ts';
@@ -73,8 +72,8 @@ export async function startPolicyServer(options: PolicyServerOptions): Promise<P
         method: 'POST',
         url: `${origin}${target}`,
         headers: headerGetter(req),
-        // What `Request.json()` does: UTF-8 with the BOM stripped and replacement characters, then JSON.parse.
-        json: async () => parseJson(utf8.decode(body)),
+        // What `Request.text()` does: UTF-8 with the BOM stripped and replacement characters.
+        text: async () => utf8.decode(body),
         bodyBytes: () => body,
       });
     },

@@ -18,7 +18,7 @@ function request(ids: readonly number[], key: string | null): PolicyRequestLike 
     method: 'POST',
     url: 'http://policy.test/v1/chat/completions',
     headers: { get: (name) => headers.get(name) ?? null },
-    json: async () => ({ messages: [{ role: 'user', content: 'x' }], input_ids: [...ids] }),
+    text: async () => JSON.stringify({ messages: [{ role: 'user', content: 'x' }], input_ids: [...ids] }),
   };
 }
 

@@ -105,10 +105,10 @@ export function createSessionClient(baseUrl: string): SessionClient {
   return {
     baseUrl: base,
     async health() {
-      return (await (await call('health', 'GET', '/health', 200)).json()) as Record<string, unknown>;
+      return parseJson(await (await call('health', 'GET', '/health', 200)).text()) as Record<string, unknown>;
     },
     async create() {
-      const json = (await (await call('create session', 'POST', '/sessions', 200)).json()) as {
+      const json = parseJson(await (await call('create session', 'POST', '/sessions', 200)).text()) as {
         session_id?: unknown;
       };
       if (typeof json.session_id !== 'string') {
@@ -128,7 +128,7 @@ export function createSessionClient(baseUrl: string): SessionClient {
     },
     async get(sessionId) {
       const response = await call('get session', 'GET', `/sessions/${enc(sessionId)}`, 200);
-      const parsed = SessionViewSchema.safeParse(await response.json());
+      const parsed = SessionViewSchema.safeParse(parseJson(await response.text()));
       if (!parsed.success) throw new SessionRequestError('get session', 200, 'reply is not a session view');
       return parsed.data;
     },

@@ -1,3 +1,4 @@
+import { parseJson } from '../../common/python-json.ts';
 import { TRACE_ID_HEADER, TRACE_TURN_HEADER } from '../../contracts/policy-headers.ts';
 import type { SessionTrace } from '../../contracts/trace.ts';
 import type { Exchange, ExchangeRecord } from './exchanges.ts';
@@ -113,7 +114,7 @@ const RAW_REQUESTS: readonly RawRequest[] = [
 
 export async function recordRawRequests(serverUrl: string): Promise<ExchangeRecord> {
   const created = await fetch(`${serverUrl}/sessions`, { method: 'POST' });
-  const sessionId = ((await created.json()) as { session_id: string }).session_id;
+  const sessionId = (parseJson(await created.text()) as { session_id: string }).session_id;
   const exchanges: Exchange[] = [];
   for (const request of RAW_REQUESTS) {
     const response = await fetch(`${serverUrl}${request.path.replace('{id}', sessionId)}`, {

@@ -1,4 +1,5 @@
 import { isHarnessError } from '../../common/errors.ts';
+import { parseJson } from '../../common/python-json.ts';
 import { type RunResult, RunResultSchema } from '../../fakes/harbor/run-protocol.ts';
 import type { PolicyLogEntry } from '../../fakes/policy/index.ts';
 import type { SamplesReply, SessionClient } from '../../fakes/session/index.ts';
@@ -74,7 +75,7 @@ async function postRun(ctx: RolloutContext, body: Record<string, unknown>): Prom
       await response.body?.cancel();
       return null;
     }
-    const parsed = RunResultSchema.safeParse(await response.json());
+    const parsed = RunResultSchema.safeParse(parseJson(await response.text()));
     if (!parsed.success) return null;
     const { reward, exit_status, eval_report, agent_metrics } = parsed.data;
     return { reward, exit_status, eval_report, agent_metrics };

@@ -5,14 +5,15 @@ import { isTestPath, REPO_ROOT, sourceFiles } from '../helpers/source-files.ts';
 
 /**
  * Production code reads JSON with `parseJson` or `pythonJsonLoads` (common/python-json.ts), never with
- * `JSON.parse` itself: V8's can misread an escaped object key after an earlier parse
+ * `JSON.parse` itself (nor `Response.json()`, which is JSON.parse of the text): V8's can misread an escaped object key after an earlier parse
  * (common/native-json-keys.ts, nodejs/node#63785), and the fakes read what other processes send.
  * Only common/python-json.ts calls it, behind the check. Comments may name it; scripts/ is left out (it
  * reads only the JSON this repository's own benchmarks and tools print).
  */
 
 const ALLOWED = new Set(['common/python-json.ts']);
-const CALL = /\bJSON\.parse\s*\(/;
+// `JSON.parse` itself, or `Request`/`Response`'s `.json()`, which is JSON.parse of the text.
+const CALL = /\bJSON\.parse\s*\(|\.json\(\s*\)/;
 
 /** The lines of `source` that call `JSON.parse`, comment lines left out. */
 function callingLines(source: string): number[] {
@@ -30,6 +31,7 @@ describe('no native JSON.parse in production code', () => {
     expect(callingLines('const v = JSON.parse(text);\n// JSON.parse(x)\n * `JSON.parse(doc)`')).toEqual([1]);
     expect(callingLines('a();\n  return JSON.parse (t) as X; // read')).toEqual([2]);
     expect(callingLines('parseJson(text); // not JSON.parse(text)')).toEqual([]);
+    expect(callingLines('const v = await response.json();\nparseJson(await response.text());')).toEqual([1]);
   });
 
   it('no production source calls it outside common/python-json.ts', async () => {

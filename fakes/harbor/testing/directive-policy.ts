@@ -1,4 +1,5 @@
 import { getResponse, http } from 'msw';
+import { parseJson } from '../../../common/python-json.ts';
 import { type Directive, parseDirective } from '../../../contracts/directive.ts';
 import { DIRECTIVE_HEADER } from '../../../contracts/policy-headers.ts';
 import { createPolicy } from '../../policy/handlers.ts';
@@ -37,7 +38,7 @@ export function directivePolicy(options: DirectivePolicyOptions) {
   // The policy matches `{origin}/v1/chat/completions`; a session URL ends in `/v1`.
   const policy = createPolicy({ mode: 'synthetic', origin: base.replace(/\/v1$/, '') });
   const handler = http.post(`${base}/chat/completions`, async ({ request }) => {
-    const body = (await request.clone().json()) as Record<string, unknown>;
+    const body = parseJson(await request.clone().text()) as Record<string, unknown>;
     const parsed = parseDirective(request.headers.get(DIRECTIVE_HEADER));
     const directive = parsed.ok ? (parsed.directive ?? undefined) : undefined;
     const headers = new Headers(request.headers);

@@ -81,6 +81,29 @@ function ones(n: number): number[] {
   return out;
 }
 
+/**
+ * `ones`, one array per length shared by every turn of an op (a record's mask is never written in place:
+ * a trim slices it). A leaf sample that keeps one as its own `loss_mask` gets a copy (`ownMask`), since
+ * hooks may write it; a fold only reads it as a run.
+ */
+class SharedOnes {
+  private readonly byLength = new Map<number, number[]>();
+
+  get(n: number): number[] {
+    let out = this.byLength.get(n);
+    if (out === undefined) {
+      out = ones(n);
+      this.byLength.set(n, out);
+    }
+    return out;
+  }
+
+  /** `mask` itself, or a copy when it is one of the shared arrays. */
+  own(mask: number[] | null): number[] | null {
+    return mask !== null && this.byLength.get(mask.length) === mask ? mask.slice() : mask;
+  }
+}
+
 function statusFor(finishReason: unknown): SampleStatus {
   switch (finishReason) {
     case 'stop':
@@ -138,6 +161,7 @@ function sampleFromRecord(
   turn: number,
   trimCount: number,
   decode: Decoder,
+  onesOf: (n: number) => number[],
 ): TurnSample {
   const choice = firstChoice(record);
   const meta = metaInfo(choice);
@@ -152,7 +176,7 @@ function sampleFromRecord(
     // A trim re-decodes the kept part below: decode once, whichever applies.
     response: trimCount > 0 ? '' : decode(outputIds),
     response_length: outputIds.length,
-    loss_mask: ones(outputIds.length),
+    loss_mask: onesOf(outputIds.length),
     rollout_log_probs: output.logprobs,
     rollout_routed_experts: null,
     rollout_indexer_topk: null,
@@ -196,6 +220,7 @@ function computeTurnPieces(
   accumulated: Accumulated,
   maxTrimTokens: number,
   decode: Decoder,
+  onesOf: (n: number) => number[] = ones,
 ): TurnSample[] {
   const samples: TurnSample[] = [];
   let cursor = 0;
@@ -214,7 +239,9 @@ function computeTurnPieces(
         `trim_count ${trimCount} exceeds allowed=${allowed} (is_last=${isLast ? 'True' : 'False'}, max_trim_tokens=${maxTrimTokens}); output_ids[-3:]=[${outputIds.slice(-3).join(', ')}], accumulated[cursor:cursor+3]=[${accumulatedSlice(accumulated, cursor, cursor + 3).join(', ')}]`,
     );
     cursor += matched;
-    samples.push(sampleFromRecord(record, output, i > 0 ? records[i - 1]! : null, i + 1, trimCount, decode));
+    samples.push(
+      sampleFromRecord(record, output, i > 0 ? records[i - 1]! : null, i + 1, trimCount, decode, onesOf),
+    );
   });
   assert(
     cursor === accumulated.length,
@@ -396,12 +423,15 @@ export function buildLeafMaterial(
   const out: WireSample[] = [];
   const scratch = { buffer: new Float64Array(0) };
   const rendered = new IdBuffer();
+  const shared = new SharedOnes();
+  const onesOf = (n: number) => shared.get(n);
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);
-    let turns = computeTurnPieces(records, leaf.tokens, family.maxTrimTokens, decode);
+    let turns = computeTurnPieces(records, leaf.tokens, family.maxTrimTokens, decode, onesOf);
     if (maxSeqLen !== null) turns = truncatePieces(turns, maxSeqLen, decode);
     if (turns.length === 0) continue;
     const { sample: merged, parts } = mergeTurnPieces(turns, decode);
+    if (parts === null) merged.loss_mask = shared.own(merged.loss_mask);
     const sample = deferredWireSample(merged, parts);
     const metadata: Record<string, unknown> = {
       ...sample.metadata,

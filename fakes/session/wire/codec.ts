@@ -19,11 +19,11 @@ import {
   type Dtype,
   decodeSafetensors,
   encodeSafetensors,
-  safetensorsStream,
   type Tensor,
   type WrittenTensor,
   wireError,
 } from './safetensors.ts';
+import { safetensorsStream } from './safetensors-stream.ts';
 
 /**
  * The samples op's wire format (spec §4.10; radixark/miles@31f1ca96

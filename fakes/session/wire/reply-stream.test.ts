@@ -5,7 +5,8 @@ import type { SamplesReply } from '../../../contracts/wire-sample.ts';
 import { probeOutcome } from '../testing/samples-probe.ts';
 import { samplesReplyStream } from './codec.ts';
 import type { ReplyStream } from './reply-stream.ts';
-import { type Dtype, encodeSafetensors, safetensorsStream, type Tensor } from './safetensors.ts';
+import { type Dtype, encodeSafetensors, type Tensor } from './safetensors.ts';
+import { safetensorsStream } from './safetensors-stream.ts';
 
 /** The stream read through one reused chunk of `size` bytes (dirtied before each fill), copied out. */
 function readThrough(stream: ReplyStream, size: number, offset = 0): Uint8Array {

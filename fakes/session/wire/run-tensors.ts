@@ -23,7 +23,7 @@ export function dataSegment(dtype: Dtype, data: ArrayLike<number>): ByteSegment 
  * non-integer as the joined write did). Aligned writes go through typed views of `out`, others (a chunk
  * whose offset is not a multiple of the element size) through a DataView.
  */
-export function runsSegment(dtype: Dtype, runs: NumberRuns): ByteSegment {
+function runsSegment(dtype: Dtype, runs: NumberRuns): ByteSegment {
   const size = DTYPE_SIZES[dtype];
   const all = runs.runs;
   let run = 0;

@@ -1,8 +1,7 @@
 import { endianness } from 'node:os';
 import { HarnessError } from '../../../common/errors.ts';
 import { isJsonObject } from '../../../common/python-json.ts';
-import { type ByteSegment, bytesSegment, ReplyStream } from './reply-stream.ts';
-import { dataSegment } from './run-tensors.ts';
+import type { ByteSegment } from './reply-stream.ts';
 
 /**
  * A minimal safetensors container (https://github.com/huggingface/safetensors, format section): a
@@ -176,7 +175,7 @@ export type Allocate = (size: number) => Uint8Array;
 const freshBytes: Allocate = (size) => new Uint8Array(size);
 
 /** The container's header (length prefix, padded JSON) and the tensors in layout order. */
-function layout<T extends Tensor | WrittenTensor>(
+export function layout<T extends Tensor | WrittenTensor>(
   tensors: ReadonlyMap<string, T>,
 ): { head: Uint8Array; ordered: Array<[string, T]>; dataBytes: number } {
   const header: Record<string, unknown> = {};
@@ -218,18 +217,6 @@ export function encodeSafetensors(
     cursor += countOf(t) * DTYPE_SIZES[t.dtype];
   }
   return out;
-}
-
-/**
- * The same bytes as `encodeSafetensors`, as a stream written in order into buffers of any size (the
- * samples route's reused chunks); every check that can fail runs before the stream exists.
- */
-export function safetensorsStream(tensors: ReadonlyMap<string, Tensor | WrittenTensor>): ReplyStream {
-  const { head, ordered } = layout(tensors);
-  return new ReplyStream([
-    bytesSegment(head),
-    ...ordered.map(([, t]) => ('data' in t ? dataSegment(t.dtype, t.data) : t.open())),
-  ]);
 }
 
 /** Parses a container; every structural defect is a `wire.invalid` error. */

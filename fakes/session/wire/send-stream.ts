@@ -18,7 +18,7 @@ import type { ReplyStream } from './reply-stream.ts';
 /** Bytes per chunk: a multiple of 8, so a chunk never splits a tensor element of the reply. */
 export const REPLY_CHUNK_BYTES = 1024 * 1024;
 
-export interface SendStreamHooks {
+interface SendStreamHooks {
   /** The stream waits for the client to read (`written` bytes handed over so far). */
   readonly onWait?: (written: number) => void;
   readonly onError?: (error: unknown) => void;

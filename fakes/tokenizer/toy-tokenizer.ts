@@ -255,9 +255,17 @@ export class ToyTokenizer {
     return this.scratch.toArray();
   }
 
+  /**
+   * The words of a `decode`, reused across calls (decodes never nest): the samples op decodes every turn
+   * of every leaf (2 M ids an op at the benchmark's size), and a fresh array per call was a sixth of the
+   * op's allocations, which on a server's first samples request grow the young generation page by page.
+   */
+  private readonly decodeScratch: string[] = [];
+
   /** Readable text for ids: specials by name, learned words, unknown words as `<tok:ID>`. */
   decode(ids: readonly number[]): string {
-    const out = new Array<string>(ids.length);
+    const out = this.decodeScratch;
+    if (out.length !== ids.length) out.length = ids.length;
     for (let k = 0; k < ids.length; k += 1) {
       const id = ids[k] as number;
       if (id < WORD_BASE) out[k] = SPECIAL_NAMES[id] ?? `<special:${id}>`;

@@ -306,7 +306,38 @@ interface FoldParts {
 }
 
 /** `_merge_sample_pair` (§4.5), with `a`'s per-token fields standing in `parts` when it is a fold. */
-function mergePair(a: TurnSample, b: TurnSample, parts: FoldParts | null, decode: Decoder) {
+/** The text of `tokens[from:to]` of a turn sample. */
+type SliceDecoder = (s: TurnSample, from: number, to: number) => string;
+
+const slicingDecoder =
+  (decode: Decoder): SliceDecoder =>
+  (s, from, to) =>
+    decode(sliceTokens(s, from, to));
+
+/**
+ * `decode(sliceTokens(s, from, to))` with the ids copied into one array reused across calls instead of a
+ * fresh slice each (an observation's ids at every fold step): only for a decoder that does not keep its
+ * input (the session's tokenizer). `0 <= from <= to <= tokenCount(s)`.
+ */
+function reusingDecoder(decode: Decoder): SliceDecoder {
+  const ids: number[] = [];
+  return (s, from, to) => {
+    if (ids.length !== to - from) ids.length = to - from;
+    let at = 0;
+    let start = 0;
+    for (const run of tokenRuns(s)) {
+      const n = runLength(run);
+      const lo = Math.max(from, start);
+      const hi = Math.min(to, start + n);
+      if ('data' in run)
+        for (let k = lo; k < hi; k += 1) ids[at++] = run.data[run.from + k - start] as number;
+      start += n;
+    }
+    return decode(ids);
+  };
+}
+
+function mergePair(a: TurnSample, b: TurnSample, parts: FoldParts | null, decodeSlice: SliceDecoder) {
   const aLen = tokenCount(a);
   const obsLen = tokenCount(b) - aLen - b.response_length;
   assert(startsWith(b, a), () => 'b.tokens must start with a.tokens');
@@ -325,7 +356,7 @@ function mergePair(a: TurnSample, b: TurnSample, parts: FoldParts | null, decode
     { fill: 0, count: obsLen },
     b.rollout_log_probs ? whole(b.rollout_log_probs) : { fill: 0, count: runLength(bMask) },
   );
-  const obsText = decode(sliceTokens(b, aLen, aLen + obsLen));
+  const obsText = decodeSlice(b, aLen, aLen + obsLen);
   out.response.push(obsText, b.response);
   const merged: TurnSample = {
     head: b.head,
@@ -352,7 +383,7 @@ function mergePair(a: TurnSample, b: TurnSample, parts: FoldParts | null, decode
 
 /** `merge_samples`: fold left, stopping once the accumulator is not `completed` (or a replay tensor gap). */
 export function mergeTurnSamples(samples: readonly WireSample[], decode: Decoder): WireSample {
-  const { sample, parts } = mergeTurnPieces(samples.map(toTurnSample), decode);
+  const { sample, parts } = mergeTurnPieces(samples.map(toTurnSample), slicingDecoder(decode));
   if (parts !== null) {
     sample.loss_mask = new NumberRuns(parts.mask).toArray();
     sample.rollout_log_probs = new NumberRuns(parts.logprobs).toArray();
@@ -363,7 +394,7 @@ export function mergeTurnSamples(samples: readonly WireSample[], decode: Decoder
 /** The folded sample, and the fold's per-token parts when there was more than one turn (its mask and log-probs then null). */
 function mergeTurnPieces(
   samples: readonly TurnSample[],
-  decode: Decoder,
+  decodeSlice: SliceDecoder,
 ): { sample: TurnSample; parts: FoldParts | null } {
   let acc = samples[0];
   if (acc === undefined) throw new AssemblyError('cannot merge an empty list of samples');
@@ -377,7 +408,7 @@ function mergeTurnPieces(
     ) {
       break;
     }
-    ({ merged: acc, parts } = mergePair(acc, next, parts, decode));
+    ({ merged: acc, parts } = mergePair(acc, next, parts, decodeSlice));
   }
   return { sample: acc, parts };
 }
@@ -424,13 +455,14 @@ export function buildLeafMaterial(
   const scratch = { buffer: new Float64Array(0) };
   const rendered = new IdBuffer();
   const shared = new SharedOnes();
+  const decodeSlice = reusingDecoder(decode);
   const onesOf = (n: number) => shared.get(n);
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);
     let turns = computeTurnPieces(records, leaf.tokens, family.maxTrimTokens, decode, onesOf);
     if (maxSeqLen !== null) turns = truncatePieces(turns, maxSeqLen, decode);
     if (turns.length === 0) continue;
-    const { sample: merged, parts } = mergeTurnPieces(turns, decode);
+    const { sample: merged, parts } = mergeTurnPieces(turns, decodeSlice);
     if (parts === null) merged.loss_mask = shared.own(merged.loss_mask);
     const sample = deferredWireSample(merged, parts);
     const metadata: Record<string, unknown> = {

@@ -255,16 +255,9 @@ export class ToyTokenizer {
     return this.scratch.toArray();
   }
 
-  /**
-   * The words of a `decode`, reused across calls (decodes never nest): the samples op decodes every turn
-   * of every leaf (2 M ids an op at the benchmark's size), and a fresh array per call was a sixth of the
-   * op's allocations, which on a server's first samples request grow the young generation page by page.
-   */
-  private readonly decodeScratch: string[] = [];
-
   /** Readable text for ids: specials by name, learned words, unknown words as `<tok:ID>`. */
   decode(ids: readonly number[]): string {
-    const out = this.decodeScratch;
+    const out = DECODED_WORDS;
     if (out.length !== ids.length) out.length = ids.length;
     for (let k = 0; k < ids.length; k += 1) {
       const id = ids[k] as number;
@@ -276,6 +269,14 @@ export class ToyTokenizer {
     return out.join(' ');
   }
 }
+
+/**
+ * The words of a `decode`, one array reused by every call of every instance (decodes never nest and call
+ * nothing that decodes): the samples op decodes every turn of every leaf (2 M ids an op at the
+ * benchmark's size), and a fresh array per call was a sixth of the op's allocations, which on a server's
+ * first samples request grow the young generation page by page.
+ */
+const DECODED_WORDS: string[] = [];
 
 // `<tok:ID>` of each word id seen unknown, made once: a pure function of the id, shared by every instance.
 const UNKNOWN_NAMES = new Array<string | undefined>(WORD_SPAN).fill(undefined);

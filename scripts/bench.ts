@@ -246,7 +246,7 @@ function summary(r: BenchResult): string {
     '',
     `samples op, ${r.samples_op.nodes} nodes, ${r.samples_op.leaves} leaves of ${r.samples_op.tokens_per_leaf} tokens (${r.samples_op.reply_mb} MB reply)`,
     `   server side ${r.samples_op.op_ms} ms wall, ${r.samples_op.op_cpu_ms} ms CPU (collect ${r.samples_op.collect_ms}, encode ${r.samples_op.encode_ms}); client decode ${r.samples_op.decode_ms} ms`,
-    `   first op (fresh reply buffer) ${r.samples_op.first_op_ms} ms wall, ${r.samples_op.first_op_cpu_ms} ms CPU`,
+    `   first op (a server's first request: cold code, empty pool) ${r.samples_op.first_op_ms} ms wall, ${r.samples_op.first_op_cpu_ms} ms CPU`,
     `   CPU: collect ${r.samples_op.collect_cpu_ms} ms, encode ${r.samples_op.encode_cpu_ms} ms, decode ${r.samples_op.decode_cpu_ms} ms`,
     '',
     `realistic step, ${r.realistic_step.rollouts} rollouts x ${r.realistic_step.turns} turns to ${r.realistic_step.max_sample_tokens} tokens (policy, session server, client each a process): ${r.realistic_step.step_ms} ms (${r.realistic_step.step_cpu_ms} ms CPU), fakes' peak RSS ${r.realistic_step.peak_rss_mb} MB; two-hop JSON baseline ${r.realistic_step.two_hop_json_step_ms} ms (${r.realistic_step.two_hop_json_step_cpu_ms} ms CPU): x${r.realistic_step.step_ratio_two_hop_json} wall, x${r.realistic_step.cpu_ratio_two_hop_json} CPU`,

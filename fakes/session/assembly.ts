@@ -80,6 +80,29 @@ function ones(n: number): number[] {
   return out;
 }
 
+/**
+ * `ones`, one array per length shared by every turn of an op (a record's mask is never written in place:
+ * a trim slices it). A leaf sample that keeps one as its own `loss_mask` gets a copy (`ownMask`), since
+ * hooks may write it; a fold only reads it as a run.
+ */
+class SharedOnes {
+  private readonly byLength = new Map<number, number[]>();
+
+  get(n: number): number[] {
+    let out = this.byLength.get(n);
+    if (out === undefined) {
+      out = ones(n);
+      this.byLength.set(n, out);
+    }
+    return out;
+  }
+
+  /** `mask` itself, or a copy when it is one of the shared arrays. */
+  own(mask: number[] | null): number[] | null {
+    return mask !== null && this.byLength.get(mask.length) === mask ? mask.slice() : mask;
+  }
+}
+
 function statusFor(finishReason: unknown): SampleStatus {
   switch (finishReason) {
     case 'stop':
@@ -137,6 +160,7 @@ function sampleFromRecord(
   turn: number,
   trimCount: number,
   decode: Decoder,
+  onesOf: (n: number) => number[],
 ): TurnSample {
   const choice = firstChoice(record);
   const meta = metaInfo(choice);
@@ -151,7 +175,7 @@ function sampleFromRecord(
     // A trim re-decodes the kept part below: decode once, whichever applies.
     response: trimCount > 0 ? '' : decode(outputIds),
     response_length: outputIds.length,
-    loss_mask: ones(outputIds.length),
+    loss_mask: onesOf(outputIds.length),
     rollout_log_probs: output.logprobs,
     rollout_routed_experts: null,
     rollout_indexer_topk: null,
@@ -195,6 +219,7 @@ function computeTurnPieces(
   accumulated: Accumulated,
   maxTrimTokens: number,
   decode: Decoder,
+  onesOf: (n: number) => number[] = ones,
 ): TurnSample[] {
   const samples: TurnSample[] = [];
   let cursor = 0;
@@ -213,7 +238,9 @@ function computeTurnPieces(
         `trim_count ${trimCount} exceeds allowed=${allowed} (is_last=${isLast ? 'True' : 'False'}, max_trim_tokens=${maxTrimTokens}); output_ids[-3:]=[${outputIds.slice(-3).join(', ')}], accumulated[cursor:cursor+3]=[${accumulatedSlice(accumulated, cursor, cursor + 3).join(', ')}]`,
     );
     cursor += matched;
-    samples.push(sampleFromRecord(record, output, i > 0 ? records[i - 1]! : null, i + 1, trimCount, decode));
+    samples.push(
+      sampleFromRecord(record, output, i > 0 ? records[i - 1]! : null, i + 1, trimCount, decode, onesOf),
+    );
   });
   assert(
     cursor === accumulated.length,
@@ -278,7 +305,38 @@ interface FoldParts {
 }
 
 /** `_merge_sample_pair` (§4.5), with `a`'s per-token fields standing in `parts` when it is a fold. */
-function mergePair(a: TurnSample, b: TurnSample, parts: FoldParts | null, decode: Decoder) {
+/** The text of `tokens[from:to]` of a turn sample. */
+type SliceDecoder = (s: TurnSample, from: number, to: number) => string;
+
+const slicingDecoder =
+  (decode: Decoder): SliceDecoder =>
+  (s, from, to) =>
+    decode(sliceTokens(s, from, to));
+
+/**
+ * `decode(sliceTokens(s, from, to))` with the ids copied into one array reused across calls instead of a
+ * fresh slice each (an observation's ids at every fold step): only for a decoder that does not keep its
+ * input (the session's tokenizer). `0 <= from <= to <= tokenCount(s)`.
+ */
+function reusingDecoder(decode: Decoder): SliceDecoder {
+  const ids: number[] = [];
+  return (s, from, to) => {
+    if (ids.length !== to - from) ids.length = to - from;
+    let at = 0;
+    let start = 0;
+    for (const run of tokenRuns(s)) {
+      const n = runLength(run);
+      const lo = Math.max(from, start);
+      const hi = Math.min(to, start + n);
+      if ('data' in run)
+        for (let k = lo; k < hi; k += 1) ids[at++] = run.data[run.from + k - start] as number;
+      start += n;
+    }
+    return decode(ids);
+  };
+}
+
+function mergePair(a: TurnSample, b: TurnSample, parts: FoldParts | null, decodeSlice: SliceDecoder) {
   const aLen = tokenCount(a);
   const obsLen = tokenCount(b) - aLen - b.response_length;
   assert(startsWith(b, a), () => 'b.tokens must start with a.tokens');
@@ -297,7 +355,7 @@ function mergePair(a: TurnSample, b: TurnSample, parts: FoldParts | null, decode
     { fill: 0, count: obsLen },
     b.rollout_log_probs ? whole(b.rollout_log_probs) : { fill: 0, count: runLength(bMask) },
   );
-  const obsText = decode(sliceTokens(b, aLen, aLen + obsLen));
+  const obsText = decodeSlice(b, aLen, aLen + obsLen);
   out.response.push(obsText, b.response);
   const merged: TurnSample = {
     head: b.head,
@@ -324,7 +382,7 @@ function mergePair(a: TurnSample, b: TurnSample, parts: FoldParts | null, decode
 
 /** `merge_samples`: fold left, stopping once the accumulator is not `completed` (or a replay tensor gap). */
 export function mergeTurnSamples(samples: readonly WireSample[], decode: Decoder): WireSample {
-  const { sample, parts } = mergeTurnPieces(samples.map(toTurnSample), decode);
+  const { sample, parts } = mergeTurnPieces(samples.map(toTurnSample), slicingDecoder(decode));
   if (parts !== null) {
     sample.loss_mask = new NumberRuns(parts.mask).toArray();
     sample.rollout_log_probs = new NumberRuns(parts.logprobs).toArray();
@@ -335,7 +393,7 @@ export function mergeTurnSamples(samples: readonly WireSample[], decode: Decoder
 /** The folded sample, and the fold's per-token parts when there was more than one turn (its mask and log-probs then null). */
 function mergeTurnPieces(
   samples: readonly TurnSample[],
-  decode: Decoder,
+  decodeSlice: SliceDecoder,
 ): { sample: TurnSample; parts: FoldParts | null } {
   let acc = samples[0];
   if (acc === undefined) throw new AssemblyError('cannot merge an empty list of samples');
@@ -349,7 +407,7 @@ function mergeTurnPieces(
     ) {
       break;
     }
-    ({ merged: acc, parts } = mergePair(acc, next, parts, decode));
+    ({ merged: acc, parts } = mergePair(acc, next, parts, decodeSlice));
   }
   return { sample: acc, parts };
 }
@@ -394,12 +452,16 @@ export function buildLeafMaterial(
 ): WireSample[] {
   const decode: Decoder = (ids) => family.tokenizer.decode(ids);
   const out: WireSample[] = [];
+  const shared = new SharedOnes();
+  const decodeSlice = reusingDecoder(decode);
+  const onesOf = (n: number) => shared.get(n);
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);
-    let turns = computeTurnPieces(records, leaf.tokens, family.maxTrimTokens, decode);
+    let turns = computeTurnPieces(records, leaf.tokens, family.maxTrimTokens, decode, onesOf);
     if (maxSeqLen !== null) turns = truncatePieces(turns, maxSeqLen, decode);
     if (turns.length === 0) continue;
-    const { sample: merged, parts } = mergeTurnPieces(turns, decode);
+    const { sample: merged, parts } = mergeTurnPieces(turns, decodeSlice);
+    if (parts === null) merged.loss_mask = shared.own(merged.loss_mask);
     const sample = deferredWireSample(merged, parts);
     const metadata: Record<string, unknown> = {
       ...sample.metadata,

@@ -16,6 +16,13 @@ export type SessionServerEventMap = {
   'request:unhandled': { readonly requestId: number; readonly method: string; readonly path: string };
   /** A chat's generation became a tree node. */
   'chat:committed': { readonly requestId: number; readonly sessionId: string; readonly nodeId: number };
+  /** A streamed reply (the samples route) waits for the client to read: `written` of `total` bytes handed over. */
+  'reply:waiting': { readonly requestId: number; readonly written: number; readonly total: number };
+  /**
+   * A streamed reply stopped before its last byte (the connection closed, or writing failed): the client
+   * got a body shorter than its content-length. `request:end` follows with the status of the head.
+   */
+  'reply:cut': { readonly requestId: number; readonly written: number; readonly total: number };
   /** A crash answered with a plain 500. */
   'internal-error': { readonly requestId: number; readonly error: unknown };
 };

@@ -7,6 +7,7 @@ import {
 } from '../../common/python-json.ts';
 import type { BackendResult } from './backend.ts';
 import { internalServerError, JSON_CONTENT_TYPE, jsonError } from './errors.ts';
+import type { ReplyStream } from './wire/reply-stream.ts';
 
 /**
  * What the session server does with a backend answer (radixark/miles@31f1ca96
@@ -18,8 +19,8 @@ export interface OutgoingResponse {
   readonly status: number;
   readonly headers: Record<string, string | readonly string[]>;
   readonly body: Buffer;
-  /** Called once the socket has sent the whole body (the samples route's reused reply buffer goes back then). */
-  readonly onSent?: () => void;
+  /** A body streamed instead of `body` (the samples reply; content-length is its length). */
+  readonly stream?: ReplyStream;
 }
 
 export interface Completion {

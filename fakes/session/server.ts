@@ -45,8 +45,10 @@ import { collectSamples, type SampleHooks } from './samples-op.ts';
 import { buildSessionMetadata } from './session-metadata.ts';
 import { SessionState } from './state.ts';
 import { MAX_NODES } from './tree.ts';
-import { encodeSamples } from './wire/codec.ts';
+import { samplesReplyStream } from './wire/codec.ts';
 import { ReplyBufferPool } from './wire/reply-buffers.ts';
+import type { ReplyStream } from './wire/reply-stream.ts';
+import { sendStream } from './wire/send-stream.ts';
 
 /**
  * The fake Miles session server in v2 (tree) mode, over real HTTP (spec §1). State is in memory and per
@@ -153,14 +155,17 @@ function hookName(fn: (...args: never[]) => unknown, fallback: string): string {
   return fn.name.length > 0 ? fn.name : fallback;
 }
 
-function write(res: ServerResponse, out: OutgoingResponse): void {
+const EMPTY_BODY = Buffer.alloc(0);
+
+function writeHead(res: ServerResponse, out: OutgoingResponse): void {
   const headers: Record<string, string | readonly string[]> = { ...out.headers, server: SERVER_HEADER };
   // Like Starlette, a 204 carries no content-length (and no body).
-  if (out.status !== 204) headers['content-length'] = String(out.body.length);
+  if (out.status !== 204) headers['content-length'] = String(out.stream?.length ?? out.body.length);
   res.writeHead(out.status, headers as Record<string, string | string[]>);
-  // 'finish': the last byte was handed to the kernel. A connection that closes first never gives the
-  // body back (it is dropped with the response).
-  if (out.onSent !== undefined) res.once('finish', out.onSent);
+}
+
+function write(res: ServerResponse, out: OutgoingResponse): void {
+  writeHead(res, out);
   res.end(out.body);
 }
 
@@ -195,8 +200,8 @@ export async function startSessionServer(options: SessionServerOptions): Promise
   }
   const titoModel = options.titoModel ?? 'default';
   const family = titoFamily(titoModel);
-  // Samples replies are written into buffers reused across requests (each given back once sent).
-  const replyBuffers = new ReplyBufferPool();
+  // Samples replies are streamed through chunks reused across requests (each given back once sent).
+  const replyChunks = new ReplyBufferPool({ maxIdle: 4 });
   const backend = new BackendClient({
     backendUrl: options.backendUrl,
     timeoutMs: options.backendTimeoutMs ?? null,
@@ -379,23 +384,17 @@ export async function startSessionServer(options: SessionServerOptions): Promise
           maxSeqLen = null;
         }
         const reply = collectSamples(state, family, hooks, { maxSeqLen, agentMetadata: body.metadata });
-        const taken: Uint8Array[] = [];
-        let bytes: Uint8Array;
+        let stream: ReplyStream;
         try {
-          bytes = encodeSamples(reply, (size) => {
-            const buffer = replyBuffers.take(size);
-            taken.push(buffer);
-            return buffer;
-          });
+          stream = samplesReplyStream(reply);
         } catch (error) {
-          for (const buffer of taken) replyBuffers.give(buffer);
           throw internalServerError(error);
         }
         return {
           status: 200,
           headers: { 'content-type': 'application/octet-stream' },
-          body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-          onSent: () => replyBuffers.give(bytes),
+          body: EMPTY_BODY,
+          stream,
         };
       }
       case 'proxy': {
@@ -451,7 +450,16 @@ export async function startSessionServer(options: SessionServerOptions): Promise
         out = failureResponse(internalServerError(error));
       }
     }
-    write(res, out);
+    if (out.stream === undefined) write(res, out);
+    else {
+      writeHead(res, out);
+      const total = out.stream.length;
+      const ended = await sendStream(res, out.stream, replyChunks, {
+        onWait: (written) => events.emit('reply:waiting', { requestId, written, total }),
+        onError: internal,
+      });
+      if (ended === 'cut') events.emit('reply:cut', { requestId, written: out.stream.position, total });
+    }
     events.emit('request:end', { requestId, method, path, status: out.status });
   };
 

@@ -269,7 +269,8 @@ export class ToyTokenizer {
 
   /** Readable text for ids: specials by name, learned words, unknown words as `<tok:ID>`. */
   decode(ids: readonly number[]): string {
-    const out = new Array<string>(ids.length);
+    const out = DECODED_WORDS;
+    if (out.length !== ids.length) out.length = ids.length;
     for (let k = 0; k < ids.length; k += 1) {
       const id = ids[k] as number;
       if (id < WORD_BASE) out[k] = SPECIAL_NAMES[id] ?? `<special:${id}>`;
@@ -280,6 +281,14 @@ export class ToyTokenizer {
     return out.join(' ');
   }
 }
+
+/**
+ * The words of a `decode`, one array reused by every call of every instance (decodes never nest and call
+ * nothing that decodes): the samples op decodes every turn of every leaf (2 M ids an op at the
+ * benchmark's size), and a fresh array per call was a sixth of the op's allocations, which on a server's
+ * first samples request grow the young generation page by page.
+ */
+const DECODED_WORDS: string[] = [];
 
 // `<tok:ID>` of each word id seen unknown, made once: a pure function of the id, shared by every instance.
 const UNKNOWN_NAMES = new Array<string | undefined>(WORD_SPAN).fill(undefined);

@@ -1,3 +1,4 @@
+import type { SamplesReply } from '../../contracts/wire-sample.ts';
 import { defaultPostprocess } from '../../fakes/session/hooks/default-postprocess.ts';
 import { dropRetries } from '../../fakes/session/hooks/drop-retries.ts';
 import { DEFAULT_PICKER_PATH, DEFAULT_POSTPROCESSOR_PATH } from '../../fakes/session/hooks/types.ts';
@@ -6,8 +7,9 @@ import { collectSamples } from '../../fakes/session/samples-op.ts';
 import { SessionState } from '../../fakes/session/state.ts';
 import { addTurn } from '../../fakes/session/testing/build-tree.ts';
 import { MAX_NODES, type TrajectoryNode } from '../../fakes/session/tree.ts';
-import { decodeSamples, encodeSamples } from '../../fakes/session/wire/codec.ts';
+import { decodeSamples, encodeSamples, samplesReplyStream } from '../../fakes/session/wire/codec.ts';
 import { ReplyBufferPool } from '../../fakes/session/wire/reply-buffers.ts';
+import { REPLY_CHUNK_BYTES } from '../../fakes/session/wire/send-stream.ts';
 import { titoFamily } from '../../fakes/tokenizer/tito.ts';
 import { WORD_BASE } from '../../fakes/tokenizer/toy-tokenizer.ts';
 
@@ -27,11 +29,14 @@ export interface SamplesBenchOptions {
   /** Records whose `input_ids` is the node-snapshot getter the chat route installs (else a plain copy). */
   readonly snapshotRecords: boolean;
   /**
-   * Encode into reply buffers reused across repeats, each given back once the client side has decoded
-   * it, as the server's samples route does across requests (`wire/reply-buffers.ts`); else a fresh
-   * buffer each time. The first repeat always starts with no idle buffer: `first_op_*`.
+   * How the reply's bytes are made. `streamed`, as the samples route sends them: written in order
+   * through chunks of `REPLY_CHUNK_BYTES` from a pool reused across repeats, each chunk copied into the
+   * client's buffer and given back (the socket's write callback in the route); the copy is timed apart
+   * and counted as the client's. `reused-buffer`: the whole reply in one buffer reused across repeats (the
+   * route before the eighth round); `fresh-buffer`: a fresh whole buffer every repeat. The first repeat
+   * always starts with an empty pool: `first_op_*`.
    */
-  readonly reuseReplyBuffer: boolean;
+  readonly reply: 'streamed' | 'reused-buffer' | 'fresh-buffer';
 }
 
 export const DEFAULT_SAMPLES_BENCH: SamplesBenchOptions = {
@@ -40,7 +45,7 @@ export const DEFAULT_SAMPLES_BENCH: SamplesBenchOptions = {
   tokensPerTurn: 2048,
   repeats: 3,
   snapshotRecords: true,
-  reuseReplyBuffer: true,
+  reply: 'streamed',
 };
 
 export interface SamplesBenchResult {
@@ -50,7 +55,7 @@ export interface SamplesBenchResult {
   /** collectSamples + encodeSamples, what the server does per request: wall time, then CPU time. */
   readonly op_ms: number;
   readonly op_cpu_ms: number;
-  /** The first repeat's collect + encode (a fresh reply buffer, as for a server's first samples request). */
+  /** The first repeat's collect + encode (an empty pool, as for a server's first samples request). */
   readonly first_op_ms: number;
   readonly first_op_cpu_ms: number;
   readonly collect_ms: number;
@@ -110,8 +115,36 @@ export function benchSamplesOp(o: SamplesBenchOptions = DEFAULT_SAMPLES_BENCH): 
     return (c.user + c.system) / 1000;
   };
   const opWall: number[] = [];
-  const buffers = o.reuseReplyBuffer ? new ReplyBufferPool() : null;
+  const buffers = o.reply === 'reused-buffer' ? new ReplyBufferPool() : null;
   const allocate = buffers === null ? undefined : (size: number) => buffers.take(size);
+  const chunks = new ReplyBufferPool({ maxIdle: 4 });
+  /**
+   * The reply streamed as the route sends it: the server's part (the stream's set-up, each chunk's fill)
+   * timed piece by piece, the client's (its buffer, each chunk's copy into it) left out of it.
+   */
+  let client = new Uint8Array(0);
+  const streamed = (reply: SamplesReply) => {
+    let c = process.cpuUsage();
+    let t = performance.now();
+    const stream = samplesReplyStream(reply);
+    let serverMs = performance.now() - t;
+    let serverCpuMs = cpuMs(c);
+    // The client's buffer, kept across repeats (a fresh 64 MB each time would bring the collector into the server's part).
+    if (client.length < stream.length) client = new Uint8Array(stream.length);
+    const wire = client.subarray(0, stream.length);
+    while (!stream.done) {
+      const at = stream.position;
+      c = process.cpuUsage();
+      t = performance.now();
+      const chunk = chunks.take(Math.min(REPLY_CHUNK_BYTES, stream.length - at));
+      const n = stream.fill(chunk);
+      serverMs += performance.now() - t;
+      serverCpuMs += cpuMs(c);
+      wire.set(chunk.subarray(0, n), at);
+      chunks.give(chunk);
+    }
+    return { wire, serverMs, serverCpuMs };
+  };
   let leaves = 0;
   let bytes = 0;
   for (let r = 0; r < o.repeats; r += 1) {
@@ -120,21 +153,26 @@ export function benchSamplesOp(o: SamplesBenchOptions = DEFAULT_SAMPLES_BENCH): 
     const reply = collectSamples(state, family, hooks, { maxSeqLen: null, agentMetadata: { reward: 1 } });
     const t1 = performance.now();
     const c1 = process.cpuUsage();
-    const wire = encodeSamples(reply, allocate);
+    const t1c = performance.now();
+    const sent = o.reply === 'streamed' ? streamed(reply) : null;
+    const wire = sent?.wire ?? encodeSamples(reply, allocate);
     const t2 = performance.now();
     const c2 = process.cpuUsage();
     const decoded = decodeSamples(wire);
     const t3 = performance.now();
     // Sent and read: the route hands its buffer back at this point.
     buffers?.give(wire);
-    decodeCpu.push(cpuMs(c2));
-    encodeCpu.push(cpuMs(c1) - decodeCpu.at(-1)!);
-    opCpu.push(cpuMs(c0) - decodeCpu.at(-1)!);
-    collectCpu.push(opCpu.at(-1)! - encodeCpu.at(-1)!);
-    opWall.push(t2 - t0);
+    // Streamed: the encode is the server's part alone; the client's buffer and copies count as its decode.
+    const encodeMs = sent?.serverMs ?? t2 - t1c;
+    const encodeCpuMs = sent?.serverCpuMs ?? cpuMs(c1) - cpuMs(c2);
+    decodeCpu.push(cpuMs(c1) - encodeCpuMs);
+    encodeCpu.push(encodeCpuMs);
+    collectCpu.push(cpuMs(c0) - cpuMs(c1));
+    opCpu.push(collectCpu.at(-1)! + encodeCpuMs);
+    opWall.push(t1 - t0 + encodeMs);
     collect.push(t1 - t0);
-    encode.push(t2 - t1);
-    decode.push(t3 - t2);
+    encode.push(encodeMs);
+    decode.push(t3 - t1c - encodeMs);
     leaves = decoded.samples.length;
     bytes = wire.length;
   }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { SamplesReply } from '../../../contracts/wire-sample.ts';
 import { type TitoModel, titoFamily } from '../../tokenizer/tito.ts';
 import { WORD_BASE } from '../../tokenizer/toy-tokenizer.ts';
 import { HttpFailure } from '../errors.ts';
@@ -46,8 +47,16 @@ export interface ProbeOutcome {
   readonly summary: string;
 }
 
-/** `allocate`: where the reply is encoded (default a fresh buffer; the reply-buffer test passes reused, dirtied ones). */
-export function probeOutcome(seed: number, allocate?: Allocate): ProbeOutcome {
+/**
+ * `allocate`: where the reply is encoded (default a fresh buffer; the reply-buffer test passes reused,
+ * dirtied ones); `encode`: the encoder itself (default `encodeSamples`; the stream test passes one that
+ * streams through small chunks).
+ */
+export function probeOutcome(
+  seed: number,
+  allocate?: Allocate,
+  encode: (reply: SamplesReply, allocate?: Allocate) => Uint8Array = encodeSamples,
+): ProbeOutcome {
   const r = rng(seed);
   const model: TitoModel = r.chance(0.4) ? 'glm47' : 'default';
   const family = titoFamily(model);
@@ -117,7 +126,7 @@ export function probeOutcome(seed: number, allocate?: Allocate): ProbeOutcome {
       },
       { maxSeqLen, agentMetadata },
     );
-    const wire = encodeSamples(reply, allocate);
+    const wire = encode(reply, allocate);
     hash.update(wire);
     const decoded = decodeSamples(wire);
     hash.update(

@@ -160,7 +160,7 @@ describe('metaTensor', () => {
   const placeholder = (k: number) => `P${k}`;
   const write = (t: NonNullable<ReturnType<typeof metaTensor>>) => {
     const out = new Uint8Array(t.length);
-    t.write(out, 0);
+    t.open().write(out, 0, out.length);
     return Buffer.from(out).toString('utf8');
   };
 

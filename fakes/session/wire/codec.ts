@@ -12,6 +12,7 @@ import { deferredSource } from '../deferred-field.ts';
 import { NumberRuns } from '../number-runs.ts';
 import { TextPieces } from '../text-pieces.ts';
 import { META_JSON_OPTIONS, metaTensor } from './meta-text.ts';
+import { type ReplyStream, streamToBuffer, wholeStream } from './reply-stream.ts';
 import { runsTensor } from './run-tensors.ts';
 import {
   type Allocate,
@@ -22,6 +23,7 @@ import {
   type WrittenTensor,
   wireError,
 } from './safetensors.ts';
+import { safetensorsStream } from './safetensors-stream.ts';
 
 /**
  * The samples op's wire format (spec §4.10; radixark/miles@31f1ca96
@@ -94,7 +96,19 @@ function tensorFor(field: TensorField, sample: WireSample): Tensor | null {
  * `reply-buffers.ts`); throws (a 500 in the server) for values the wire dtypes cannot hold.
  */
 export function encodeSamples(reply: SamplesReply, allocate?: Allocate): Uint8Array {
-  return encodeFromRuns(reply, allocate) ?? encodeJoined(reply, allocate);
+  const stream = streamFromRuns(reply);
+  return stream === null ? encodeJoined(reply, allocate) : streamToBuffer(stream, allocate ?? freshBytes);
+}
+
+const freshBytes: Allocate = (size) => new Uint8Array(size);
+
+/**
+ * The bytes `encodeSamples` gives, as a stream of known length written into buffers of any size in order
+ * (the samples route's reused chunks, `reply-chunks.ts`). Throws what `encodeSamples` throws, before any
+ * byte; the reference path (below) is written whole into a fresh buffer first and then streamed.
+ */
+export function samplesReplyStream(reply: SamplesReply): ReplyStream {
+  return streamFromRuns(reply) ?? wholeStream(encodeJoined(reply, undefined));
 }
 
 /** `encodeJoined`'s range checks on runs (an `Int32Array` run holds int64 values by construction). */
@@ -111,7 +125,7 @@ function runsFit(field: TensorField, runs: NumberRuns): boolean {
  * check or the meta needs the whole text (`meta-text.ts`): `encodeJoined` then gives the bytes or the
  * error, as before.
  */
-function encodeFromRuns(reply: SamplesReply, allocate: Allocate | undefined): Uint8Array | null {
+function streamFromRuns(reply: SamplesReply): ReplyStream | null {
   const tensors = new Map<string, Tensor | WrittenTensor>();
   const nonce = randomUUID();
   const placeholder = (k: number) => `${nonce}:${k}`;
@@ -162,7 +176,7 @@ function encodeFromRuns(reply: SamplesReply, allocate: Allocate | undefined): Ui
   const meta = metaTensor(text, placeholder, values);
   if (meta === null) return null;
   tensors.set(META_TENSOR, meta);
-  return encodeSafetensors(tensors, allocate);
+  return safetensorsStream(tensors);
 }
 
 /** `metadata` with each deferred list of numbers replaced by its stand-in (same keys, same order). */

@@ -2,6 +2,7 @@ import { int32TextLength, writeInt32Text } from '../../../common/ascii-writer.ts
 import { pythonJsonDumps } from '../../../common/python-json.ts';
 import { NumberRuns } from '../number-runs.ts';
 import { TextPieces } from '../text-pieces.ts';
+import type { ByteSegment } from './reply-stream.ts';
 import type { WrittenTensor } from './safetensors.ts';
 
 /**
@@ -93,24 +94,64 @@ export function metaTensor(
     if (text.indexOf(quoted) !== text.lastIndexOf(quoted)) return null;
   }
   const length = parts.reduce((n, p) => n + p.bytes, 0);
-  return { dtype: 'U8', shape: [length], length, write: (out, offset) => writeParts(out, offset, parts) };
+  return { dtype: 'U8', shape: [length], length, open: () => partsSegment(parts, length) };
 }
 
-function writeParts(out: Uint8Array, offset: number, parts: readonly Part[]): void {
-  const buffer = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
-  let pos = offset;
-  for (const part of parts) {
-    if ('text' in part) pos += buffer.write(part.text, pos, 'utf8');
-    else pos = writeInts(out, pos, part.ints, part.from, part.to);
-  }
-}
+const encoder = new TextEncoder();
 
-/** `ints[from:to]` as decimal text joined by commas, from `pos`; returns the end. */
-function writeInts(out: Uint8Array, pos: number, ints: Int32Array, from: number, to: number): number {
-  let p = pos;
-  for (let k = from; k < to; k += 1) {
-    if (k > from) out[p++] = 0x2c;
-    p = writeInt32Text(out, p, ints[k] as number);
-  }
-  return p;
+/**
+ * The parts' bytes in order, as far as each call's room goes: a text part whole when it fits (most do),
+ * else its characters that fit (`encodeInto` never splits one); an int run's numbers while the room holds
+ * any int32's text and comma (12 bytes). What does not fit waits for the next call (`ReplyStream` splits
+ * a straddling unit itself).
+ */
+function partsSegment(parts: readonly Part[], length: number): ByteSegment {
+  let part = 0;
+  /** Within the current part: UTF-16 units of a text written, or the next index of an int run. */
+  let at = -1;
+  return {
+    length,
+    write(out, offset, max) {
+      const buffer = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+      const end = offset + max;
+      let pos = offset;
+      while (part < parts.length && pos < end) {
+        const p = parts[part]!;
+        if ('text' in p) {
+          if (at < 0 && p.bytes <= end - pos) {
+            pos += buffer.write(p.text, pos, 'utf8');
+            part += 1;
+            continue;
+          }
+          const from = Math.max(at, 0);
+          const { read, written } = encoder.encodeInto(p.text.slice(from), out.subarray(pos, end));
+          pos += written;
+          if (from + read === p.text.length) {
+            part += 1;
+            at = -1;
+            continue;
+          }
+          at = from + read;
+          break;
+        }
+        let k = at < 0 ? p.from : at;
+        for (; k < p.to; k += 1) {
+          const v = p.ints[k] as number;
+          const comma = k === p.from ? 0 : 1;
+          // 12 bytes hold any int32's text and its comma; nearer the end, the number's own length.
+          if (end - pos < 12 && end - pos < comma + int32TextLength(v)) break;
+          if (comma === 1) out[pos++] = 0x2c;
+          pos = writeInt32Text(out, pos, v);
+        }
+        if (k === p.to) {
+          part += 1;
+          at = -1;
+          continue;
+        }
+        at = k;
+        break;
+      }
+      return pos - offset;
+    },
+  };
 }

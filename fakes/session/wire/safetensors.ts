@@ -1,6 +1,7 @@
 import { endianness } from 'node:os';
 import { HarnessError } from '../../../common/errors.ts';
 import { isJsonObject, parseJson } from '../../../common/python-json.ts';
+import type { ByteSegment } from './reply-stream.ts';
 
 /**
  * A minimal safetensors container (https://github.com/huggingface/safetensors, format section): a
@@ -25,14 +26,14 @@ export interface Tensor {
 
 /**
  * A tensor that writes its own little-endian bytes (the samples codec's runs and meta, written straight
- * into the reply instead of through an intermediate array): `length` elements of `dtype`, written by
- * `write(out, offset)` at `out[offset:]`.
+ * into the reply instead of through an intermediate array): `length` elements of `dtype`, written in
+ * order by the segment `open()` returns (`reply-stream.ts`; each call a fresh segment from the start).
  */
 export interface WrittenTensor {
   readonly dtype: Dtype;
   readonly shape: readonly number[];
   readonly length: number;
-  write(out: Uint8Array, offset: number): void;
+  open(): ByteSegment;
 }
 
 const countOf = (t: Tensor | WrittenTensor) => ('data' in t ? t.data.length : t.length);
@@ -173,14 +174,10 @@ export type Allocate = (size: number) => Uint8Array;
 
 const freshBytes: Allocate = (size) => new Uint8Array(size);
 
-/**
- * Serialises named tensors in the reference library's layout order, into `allocate`'s bytes (which may
- * hold an earlier reply: every byte is written).
- */
-export function encodeSafetensors(
-  tensors: ReadonlyMap<string, Tensor | WrittenTensor>,
-  allocate: Allocate = freshBytes,
-): Uint8Array {
+/** The container's header (length prefix, padded JSON) and the tensors in layout order. */
+export function layout<T extends Tensor | WrittenTensor>(
+  tensors: ReadonlyMap<string, T>,
+): { head: Uint8Array; ordered: Array<[string, T]>; dataBytes: number } {
   const header: Record<string, unknown> = {};
   const ordered = referenceOrder(tensors);
   let offset = 0;
@@ -197,15 +194,26 @@ export function encodeSafetensors(
   const headerBytesRaw = Buffer.byteLength(headerText, 'utf8');
   headerText += ' '.repeat((8 - ((8 + headerBytesRaw) % 8)) % 8);
   const headerBytes = Buffer.from(headerText, 'utf8');
-  const out = allocate(8 + headerBytes.length + offset);
-  const view = new DataView(out.buffer, out.byteOffset, 8);
-  view.setBigUint64(0, BigInt(headerBytes.length), true);
-  out.set(headerBytes, 8);
-  const base = 8 + headerBytes.length;
-  let cursor = base;
+  const head = new Uint8Array(8 + headerBytes.length);
+  new DataView(head.buffer).setBigUint64(0, BigInt(headerBytes.length), true);
+  head.set(headerBytes, 8);
+  return { head, ordered, dataBytes: offset };
+}
+
+/**
+ * Serialises named tensors in the reference library's layout order, into `allocate`'s bytes (which may
+ * hold an earlier reply: every byte is written).
+ */
+export function encodeSafetensors(
+  tensors: ReadonlyMap<string, Tensor>,
+  allocate: Allocate = freshBytes,
+): Uint8Array {
+  const { head, ordered, dataBytes } = layout(tensors);
+  const out = allocate(head.length + dataBytes);
+  out.set(head, 0);
+  let cursor = head.length;
   for (const [, t] of ordered) {
-    if ('data' in t) writeTensorData(out, cursor, t.dtype, t.data);
-    else t.write(out, cursor);
+    writeTensorData(out, cursor, t.dtype, t.data);
     cursor += countOf(t) * DTYPE_SIZES[t.dtype];
   }
   return out;

@@ -14,6 +14,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: [...UNIT_ROOTS.map((r) => `${r}/**/*.test.ts`), 'test/unit/**/*.test.ts'],
+          // A safety net, not a speed bound: a few properties take 2–3 s alone and over 5 s (vitest's
+          // default) on 2 busy cores, which failed them without a wrong answer.
+          testTimeout: 30_000,
         },
       },
       { extends: true, test: { name: 'drift', include: ['test/drift/**/*.test.ts'] } },

@@ -18,7 +18,7 @@ describe('reply buffer pool', () => {
     expect(() => {
       pool.give(concurrent);
       pool.give(concurrent);
-    }).toThrow('handed back twice');
+    }).toThrow('reply buffer given back twice');
   });
 
   it('drops an idle buffer far larger than the request (memory follows the replies)', () => {

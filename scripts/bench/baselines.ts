@@ -92,10 +92,11 @@ export function startJsonProxy(agent: Agent, backendUrl: string) {
     const ids: number[] = [];
     for (const m of body.messages)
       for (const w of String(m.content ?? '').split(' ')) ids.push(w.length + ids.length);
-    const upstream = await postJsonBytes(
-      agent,
-      `${backendUrl}/v1/chat/completions`,
-      JSON.stringify({ ...body, input_ids: ids, logprobs: true }),
+    const forwarded = JSON.stringify({ ...body, input_ids: ids, logprobs: true });
+    // A keep-alive socket the backend is closing can be picked for the hop (run Y of the eighth
+    // round died of it): sent again, as proxies do and as the fake session server's client does.
+    const upstream = await retryOnReset(() =>
+      postJsonBytes(agent, `${backendUrl}/v1/chat/completions`, forwarded),
     );
     const reply = JSON.parse(upstream.toString('utf8')) as { choices: Array<Record<string, unknown>> };
     for (const c of reply.choices) delete c.meta_info;
@@ -121,7 +122,10 @@ export async function startBaselines() {
   });
   const jsonBackend = await startJsonBackend();
   const proxy = await startHttpServer(async (req, res) => {
-    const text = await postJsonBytes(agent, `${backend.url}/v1/chat/completions`, await readBody(req));
+    const forwarded = await readBody(req);
+    const text = await retryOnReset(() =>
+      postJsonBytes(agent, `${backend.url}/v1/chat/completions`, forwarded),
+    );
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
     res.end(text);
   });

@@ -88,6 +88,26 @@ describe('samples reply stream', () => {
     expect((await held.read()).equals(expectedA)).toBe(true);
   }, 60_000);
 
+  it('a held reply is the tree as it was when asked: later chats and the delete of its session change nothing in it', async () => {
+    // Miles builds the whole reply before sending it; the stream fills its chunks later, from what the
+    // samples op collected, so nothing it reads may move with the session afterwards.
+    const id = await bigSession('d', 2, 200_000);
+    const expected = await samplesBytes(id);
+    const held = pausedSamples(id);
+    await (await held.waiting).waited;
+    const first = await stack.client.chat(id, { messages: [{ role: 'user', content: 'd0x0 later' }] });
+    expect(first.status).toBe(200);
+    const root = { role: 'user', content: 'another root' };
+    const second = await stack.client.chat(id, { messages: [root] });
+    const assistant = (second.json as { choices: Array<{ message: unknown }> }).choices[0]?.message;
+    const extended = await stack.client.chat(id, {
+      messages: [root, assistant, { role: 'tool', content: 'more' }],
+    });
+    expect(extended.status).toBe(200);
+    await stack.client.delete(id);
+    expect((await held.read()).equals(expected)).toBe(true);
+  }, 60_000);
+
   it('a client that leaves mid-reply cuts it; the server stays sound and answers the next request whole', async () => {
     const a = await bigSession('c', 2, 200_000);
     const expected = await samplesBytes(a);

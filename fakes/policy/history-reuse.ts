@@ -14,7 +14,7 @@ import {
 } from '../../common/json-elements.ts';
 import { parseJson } from '../../common/python-json.ts';
 import { continueMessagesHash, lastMessageHead } from '../../contracts/request-digest.ts';
-import { INPUT_IDS_KEY, restObject, writeInts } from './input-ids-body.ts';
+import { INPUT_IDS_KEY, restBefore, restObject, writeInts } from './input-ids-body.ts';
 
 /**
  * The chat body as the policy reads it, reusing what the previous body of the same routing key (the
@@ -219,13 +219,7 @@ function keepPrefix(state: MessagesState, body: Buffer, kept: number, length: nu
 
 /** Today's read of `body[0:keyAt]` + `}`: the whole text parsed; kept in `entry` for the next body. */
 function fullRest(body: Buffer, keyAt: number, entry: Entry | null): RestRead | null {
-  let parsed: unknown;
-  try {
-    parsed = parseJson(`${utf8.decode(body.subarray(0, keyAt))}}`);
-  } catch {
-    return null;
-  }
-  const rest = restObject(parsed);
+  const rest = restBefore(body, keyAt);
   if (rest === null) return null;
   const messages = Array.isArray(rest.messages) ? (rest.messages as unknown[]) : [];
   delete rest.messages;

@@ -46,15 +46,22 @@ export function splitInputIds(body: Uint8Array): SplitBody | null {
   for (let i = 0; i < INPUT_IDS_KEY.length; i++) if (body[keyAt + i] !== INPUT_IDS_KEY[i]) return null;
   const inputIds = readInts(body, open + 1, end, commas + 1);
   if (inputIds === null) return null;
-  // The rest as an object of its own: the members before `, "input_ids"`, closed.
-  let rest: unknown;
+  const rest = restBefore(body, keyAt);
+  return rest === null ? null : { rest, inputIds };
+}
+
+/**
+ * The rest as an object of its own: the members before `, "input_ids"` (`body[0:keyAt]`), closed and
+ * parsed, then checked by `restObject`; null where that text does not parse or is no such object.
+ */
+export function restBefore(body: Uint8Array, keyAt: number): Record<string, unknown> | null {
+  let parsed: unknown;
   try {
-    rest = parseJson(`${utf8.decode(body.subarray(0, keyAt))}}`);
+    parsed = parseJson(`${utf8.decode(body.subarray(0, keyAt))}}`);
   } catch {
     return null;
   }
-  const object = restObject(rest);
-  return object === null ? null : { rest: object, inputIds };
+  return restObject(parsed);
 }
 
 /**

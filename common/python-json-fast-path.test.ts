@@ -394,7 +394,7 @@ describe('pythonJsonDumps fast path', () => {
     { requiredKeys: [] },
   );
   const utf8Outcome = (v: unknown) => Buffer.from(String(v), 'utf8').toString('hex');
-  // What the forwarded body's writer does with its pieces (fakes/session/forwarded-body.ts).
+  // What the forwarded body's writer does with its pieces (fakes/session/fast/forwarded-body.ts).
   const dumpsBytes = (value: unknown, options: PythonDumpsOptions) =>
     pythonJsonPiecesToBytes(pythonJsonPieces(value, options), options.separators?.[0] ?? ', ');
 

@@ -312,7 +312,7 @@ export function pythonJsonDumps(value: unknown, options: PythonDumpsOptions = {}
 /**
  * The text of `pythonJsonDumps(value, options)` as pieces, in order: strings, and each array of plain
  * integers left as the array itself (its bracketed, `itemSep`-joined text). For writers that splice in
- * text of their own (fakes/session/forwarded-body.ts) before `pythonJsonPiecesToBytes`.
+ * text of their own (fakes/session/fast/forwarded-body.ts) before `pythonJsonPiecesToBytes`.
  */
 export function pythonJsonPieces(
   value: unknown,

@@ -28,10 +28,12 @@ import {
   sessionNotFound,
 } from './errors.ts';
 import type { SessionServerEventMap } from './events.ts';
+import { sharedRecordMemory } from './fast/record-sharing.ts';
 import { defaultPostprocess } from './hooks/default-postprocess.ts';
 import { dropRetries } from './hooks/drop-retries.ts';
 import { DEFAULT_PICKER_PATH, DEFAULT_POSTPROCESSOR_PATH } from './hooks/types.ts';
 import type { SessionServerOptions, SessionServerStats } from './options.ts';
+import { plainRecordMemory } from './record-memory.ts';
 import { type OutgoingResponse, passThrough } from './responses.ts';
 import { matchRoute, type RouteMatch } from './routes.ts';
 import { collectSamples, type SampleHooks } from './samples-op.ts';
@@ -239,6 +241,7 @@ export class SessionServerApp {
       lora: options.lora ?? false,
       now: options.clock ?? wallClockSeconds,
       reuseBodyBytes: performance.reuseChatBodyBytes ?? true,
+      recordMemory: performance.shareRecordMemory === false ? plainRecordMemory : sharedRecordMemory,
       // As many idle as a recipe's batch keeps in flight (32 rollouts); each chat holds one while sending.
       ...(performance.poolForwardedBodies === false
         ? {}

@@ -11,14 +11,9 @@ import type { TemplateKwargs, TitoFamily } from '../tokenizer/tito.ts';
 import { type BackendClient, BackendTransportError } from './backend.ts';
 import { HttpFailure, internalServerError, jsonError, sessionNotFound } from './errors.ts';
 import type { ChatBodyReuse } from './fast/chat-body-reuse.ts';
-import { forwardedBodyBytes } from './forwarded-body.ts';
 import { MatcherError } from './matcher.ts';
-import {
-  installPromptIds,
-  promptIdsFromSnapshot,
-  type SessionRecord,
-  shareStoredMessages,
-} from './record.ts';
+import type { SessionRecord } from './record.ts';
+import type { RecordMemory } from './record-memory.ts';
 import {
   chatClientResponse,
   extractCompletion,
@@ -52,6 +47,8 @@ export interface ChatConfig {
   readonly onCommitted?: (sessionId: string, nodeId: number) => void;
   /** False: every body parsed whole (default: the session's previous body reused, chat-body-reuse.ts). */
   readonly reuseBodyBytes?: boolean;
+  /** How a request is held, recorded and written (record-memory.ts: Miles' plain way, or shared). */
+  readonly recordMemory: RecordMemory;
   /**
    * Buffers the forwarded bodies are written into, each given back once sent: a 32k-token body is
    * ≈ 0.4 MB, and a fresh buffer per call cost more (new pages) than writing it. Absent: fresh buffers.
@@ -165,8 +162,8 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
     if (error instanceof MatcherError) throw jsonError(500, error.message);
     throw error;
   }
-  // Memory and speed only (record.ts, forwarded-body.ts): the re-sent history becomes the stored objects.
-  shareStoredMessages(messages, attach, equalStored);
+  const memory = config.recordMemory;
+  memory.adoptHistory(messages, attach, equalStored);
   let prompt: TokenSnapshot;
   try {
     prompt = preparePrompt(config.family, attach, messages, kwargs, body.tools);
@@ -174,11 +171,9 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
     if (error instanceof HttpFailure) throw error;
     throw internalServerError(error);
   }
-  // `body.input_ids = prompt.toArray()` without the array: a getter giving it on each read (record.ts).
-  installPromptIds(body, prompt, prompt.length);
-  // The bytes of `pythonJsonDumps(body)`: re-sent messages' texts cached, `input_ids` written as digits.
+  memory.setPromptIds(body, prompt);
   const pool = config.forwardBuffers;
-  const payload = forwardedBodyBytes(body, pool === undefined ? undefined : (size) => pool.take(size));
+  const payload = memory.forwardedBytes(body, pool === undefined ? undefined : (size) => pool.take(size));
   return { body, payload, stream, messages, prompt, attachParent: state.activeLeaf };
 }
 
@@ -249,7 +244,7 @@ export async function handleChat(config: ChatConfig, chat: IncomingChat): Promis
         finishReason: pythonTruthy(finish) ? String(finish) : '',
         maxTrimTokens: config.family.maxTrimTokens,
       });
-      promptIdsFromSnapshot(record.request, node.tokens, node.completionSpan[0]);
+      config.recordMemory.committed(record.request, node);
       config.onCommitted?.(state.id, node.seq);
     } catch (error) {
       // The node cap is Miles' unhandled ValueError: a plain 500, like any other crash here.

@@ -56,6 +56,12 @@ export interface SessionServerPerformance {
   /** False writes every forwarded chat body into a fresh buffer (default true: pooled buffers; chat.ts). */
   readonly poolForwardedBodies?: boolean;
   /**
+   * False keeps each chat request as Miles does: the messages as parsed, `input_ids` a list, the body
+   * written whole (default true: re-sent messages share the stored objects, `input_ids` read from the
+   * snapshot, the body written from cached bytes; fast/record-sharing.ts).
+   */
+  readonly shareRecordMemory?: boolean;
+  /**
    * Where chat request bodies are read into, each given back once its chat is answered (default a
    * pool of its own; common/http/body-buffers.ts). `false`: a fresh buffer per body.
    */

@@ -7,7 +7,7 @@ export type Decoder = (ids: readonly number[]) => string;
 
 /**
  * The first `length` ids of a node's snapshot, read in place: a record's prompt when its `input_ids` is
- * the snapshot getter the chat route installs (fakes/session/record.ts `promptSource`).
+ * the snapshot getter the chat route installs (fakes/session/fast/prompt-ids-getter.ts `promptSource`).
  */
 export class SnapshotPrefix {
   readonly snapshot: TokenSnapshot;

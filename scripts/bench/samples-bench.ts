@@ -1,8 +1,8 @@
 import type { SamplesReply } from '../../contracts/wire-sample.ts';
+import { promptIdsFromSnapshot } from '../../fakes/session/fast/prompt-ids-getter.ts';
 import { defaultPostprocess } from '../../fakes/session/hooks/default-postprocess.ts';
 import { dropRetries } from '../../fakes/session/hooks/drop-retries.ts';
 import { DEFAULT_PICKER_PATH, DEFAULT_POSTPROCESSOR_PATH } from '../../fakes/session/hooks/types.ts';
-import { promptIdsFromSnapshot } from '../../fakes/session/record.ts';
 import { collectSamples } from '../../fakes/session/samples-op.ts';
 import { SessionState } from '../../fakes/session/state.ts';
 import { addTurn } from '../../fakes/session/testing/build-tree.ts';

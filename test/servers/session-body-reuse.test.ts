@@ -6,8 +6,10 @@ import { startSessionServer } from '../../fakes/session/server.ts';
 import { completionBody } from './support.ts';
 
 /**
- * The session server with the chat body reuse and the pooled forwarded-body buffers on (the default)
- * and off (every body parsed whole, every forwarded body in a fresh buffer), driven with the same bytes: every answer, every body forwarded to the backend, every session view
+ * The session server with its chat-path speed machinery on (the default: the chat body reuse, the pooled
+ * forwarded-body buffers, the shared record memory) and off (Miles' plain way: every body parsed whole,
+ * every forwarded body written whole into a fresh buffer, each record holding its own messages and
+ * `input_ids` list), driven with the same bytes: every answer, every body forwarded to the backend, every session view
  * (records, tree) and samples reply must be the same bytes. The bodies re-send a growing history as
  * an agent does, branch back, edit and drop earlier messages, go wrong after the re-sent bytes, and
  * two sessions interleave, with siblings in flight at once.
@@ -71,13 +73,13 @@ async function startBackend(): Promise<Backend> {
 
 type Stack = { backend: Backend; server: Awaited<ReturnType<typeof startSessionServer>> };
 
-// `reuse`: the chat body reuse and the pooled forwarded-body buffers, both on or both off.
+// `reuse`: the chat body reuse, the pooled forwarded-body buffers and the shared record memory, all on or all off.
 async function startWith(reuse: boolean): Promise<Stack> {
   const backend = await startBackend();
   const server = await startSessionServer({
     backendUrl: backend.url,
     clock: () => 1_700_000_000,
-    performance: { reuseChatBodyBytes: reuse, poolForwardedBodies: reuse },
+    performance: { reuseChatBodyBytes: reuse, poolForwardedBodies: reuse, shareRecordMemory: reuse },
   });
   return { backend, server };
 }

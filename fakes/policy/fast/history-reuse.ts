@@ -19,7 +19,7 @@ import { INPUT_IDS_KEY, restBefore, restObject, writeInts } from './input-ids-bo
 /**
  * The chat body as the policy reads it, reusing what the previous body of the same routing key (the
  * session id the session server sends) already proved. A session re-sends its whole history every
- * turn, `json.dumps`-written (fakes/session/forwarded-body.ts): `{..."messages": [m1, ..., mN], ...,
+ * turn, `json.dumps`-written (fakes/session/fast/forwarded-body.ts): `{..."messages": [m1, ..., mN], ...,
  * "input_ids": [1, 2, ...]}`. Per key this keeps the bytes of the previous body's `input_ids` digits with
  * the ids they parse to, and the bytes of the previous body up to the end of its last message with the
  * message count, the last message's head and the SHA-256 state of the messages digest after them. A

@@ -393,7 +393,7 @@ describe('ChatBodyReuse.load', () => {
             if (reused > 0) cases.push(reused < kept ? 'reused-part' : 'reused-all');
             if (kept > 0 && reused === 0) cases.push('parsed-whole-after-kept');
             if (kept > 0 && !expected.ok) cases.push('error-with-kept');
-            // Phase 1 then hands some messages the equal stored objects (record.ts shareStoredMessages).
+            // Phase 1 then hands some messages the equal stored objects (shared-messages.ts shareStoredMessages).
             if (step.share && isJsonObject(value) && Array.isArray(value.messages)) {
               const list = value.messages;
               list.forEach((m, i) => {

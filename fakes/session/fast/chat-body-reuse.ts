@@ -32,7 +32,7 @@ import { isJsonObject, pythonJsonLoadsBytes } from '../../../common/python-json.
  * disagrees, and the original body is parsed whole (so an error is the original's, positions included).
  *
  * The kept message objects are the very array the previous request's phase 1 ended with (its re-sent
- * messages replaced by the equal stored ones, record.ts `shareStoredMessages`): parsed messages are
+ * messages replaced by the equal stored ones, shared-messages.ts `shareStoredMessages`): parsed messages are
  * never changed in place (records, nodes and forwarded-body.ts share them). Phase 1 runs under the
  * session lock, so concurrent requests (siblings) load one after another, each reusing what it shares
  * with the body before it: the kept body is an optimisation, never a source of truth.

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PythonFloat, pythonJsonDumps, pythonJsonLoads } from '../../common/python-json.ts';
-import { pythonJson } from '../../test/helpers/python-oracle.ts';
+import { PythonFloat, pythonJsonDumps, pythonJsonLoads } from '../../../common/python-json.ts';
+import { pythonJson } from '../../../test/helpers/python-oracle.ts';
+import { TokenSnapshot } from '../token-snapshot.ts';
 import { forwardedBodyBytes } from './forwarded-body.ts';
-import { installPromptIds } from './record.ts';
-import { TokenSnapshot } from './token-snapshot.ts';
+import { installPromptIds } from './prompt-ids-getter.ts';
 
 const forwardedBodyJson = (body: Record<string, unknown>): string =>
   forwardedBodyBytes(body).toString('utf8');
@@ -144,7 +144,7 @@ describe('forwardedBodyBytes', () => {
     expect(forwardedBodyJson(branch)).toBe(pythonJsonDumps(branch));
   });
 
-  it('writes an `input_ids` prompt getter (record.ts) from its snapshot as pythonJsonDumps reads it', () => {
+  it('writes an `input_ids` prompt getter (prompt-ids-getter.ts) from its snapshot as pythonJsonDumps reads it', () => {
     // Mostly 32-bit ids (typed-array pieces, their digits cached), sometimes what a plain tail keeps.
     const tokenId = fc.oneof(
       { weight: 12, arbitrary: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }) },

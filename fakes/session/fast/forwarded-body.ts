@@ -1,14 +1,14 @@
-import { AsciiWriter } from '../../common/ascii-writer.ts';
-import { withRoom } from '../../common/buffer-room.ts';
-import { pythonJsonDumps, pythonJsonPieces, pythonJsonPiecesToBytes } from '../../common/python-json.ts';
-import { promptSource } from './record.ts';
-import type { TokenSnapshot } from './token-snapshot.ts';
+import { AsciiWriter } from '../../../common/ascii-writer.ts';
+import { withRoom } from '../../../common/buffer-room.ts';
+import { pythonJsonDumps, pythonJsonPieces, pythonJsonPiecesToBytes } from '../../../common/python-json.ts';
+import type { TokenSnapshot } from '../token-snapshot.ts';
+import { promptSource } from './prompt-ids-getter.ts';
 
 /**
  * The body the session server forwards to the backend, as `json.dumps(body)` writes it (Python's
  * defaults: `", "`/`": "` separators, `ensure_ascii`), byte for byte what `pythonJsonDumps(body)` gives.
  * A client re-sends its whole history every turn, and the chat route hands each re-sent message the
- * stored object it equals (record.ts `shareStoredMessages`), so a message's text is written once and
+ * stored object it equals (shared-messages.ts `shareStoredMessages`), so a message's text is written once and
  * then reused while that object lives. The writer is context-free (no indentation), so an object's text
  * is `{` + `key: value` pieces joined by the item separator + `}`, and a list's likewise: the cached
  * pieces join to the same bytes.
@@ -95,7 +95,7 @@ function messageListBytes(list: readonly unknown[]): Uint8Array {
 /**
  * The UTF-8 bytes of `pythonJsonDumps(body)`: each message's cached text, every other value's pieces
  * (so `input_ids` is written as digits, not as a joined string: common/ascii-writer.ts). An `input_ids`
- * that is the chat route's prompt getter (record.ts `installPromptIds`) is written from its snapshot
+ * that is the chat route's prompt getter (prompt-ids-getter.ts `installPromptIds`) is written from its snapshot
  * without building the array: each stored piece's digits written once and kept (`idsPieces`). With
  * `into`, the bytes go into the buffer it gives (the chat route's pooled body buffers).
  */

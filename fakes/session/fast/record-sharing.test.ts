@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PythonFloat, pythonJsonDumps } from '../../common/python-json.ts';
-import { installPromptIds, promptIdsFromSnapshot, promptSource, shareStoredMessages } from './record.ts';
-import { buildForest, forestCase, parseMessage } from './testing/near-miss-forest.ts';
-import { TokenSnapshot } from './token-snapshot.ts';
-import { pathMessages } from './tree.ts';
+import { PythonFloat, pythonJsonDumps } from '../../../common/python-json.ts';
+import { buildForest, forestCase, parseMessage } from '../testing/near-miss-forest.ts';
+import { TokenSnapshot } from '../token-snapshot.ts';
+import { pathMessages } from '../tree.ts';
+import { installPromptIds, promptIdsFromSnapshot, promptSource } from './prompt-ids-getter.ts';
+import { shareStoredMessages } from './shared-messages.ts';
 
 /** The records' memory savings must not change a byte of what GET /sessions/{id} prints. */
 

@@ -60,99 +60,144 @@ async function wait(ms: number, signal: AbortSignal): Promise<boolean> {
   }
 }
 
+/** How the trial ended: Harbor's exit status, the reward and eval report, and what went wrong. */
+interface Verdict {
+  exitStatus: ExitStatus;
+  reward: number;
+  evalReport: Record<string, number>;
+  cancelled: boolean;
+  exception: { type: string; message: string } | undefined;
+}
+
+const cancelledBy = (reason: unknown) => ({ type: 'CancelledError', message: String(reason) });
+
+/** The agent phase: the episode played under `--agent-timeout` and the trial's signal. */
+async function runAgent(options: TrialOptions): Promise<{ played: EpisodeResult; agentRunMs: number }> {
+  const { signal } = options;
+  const agent = new AbortController();
+  const forward = () => agent.abort(signal.reason);
+  signal.addEventListener('abort', forward, { once: true });
+  const timer = setTimeout(
+    () => agent.abort(new AgentTimeoutError(options.agentTimeoutS)),
+    options.agentTimeoutS * 1000,
+  );
+  const agentStarted = performance.now();
+  try {
+    const played = await playEpisode({
+      episode: options.episode,
+      baseUrl: options.baseUrl,
+      model: options.model,
+      samplingParams: options.samplingParams,
+      signal: agent.signal,
+      ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+      ...(options.onCall ? { onCall: options.onCall } : {}),
+      ...(options.countTokens ? { countTokens: options.countTokens } : {}),
+    });
+    return { played, agentRunMs: performance.now() - agentStarted };
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', forward);
+  }
+}
+
+/**
+ * The verifier, run after a finished agent and after an agent timeout: its reward is scripted, and a
+ * cancellation while it runs leaves the verdict as it was, cancelled.
+ */
+async function verify(
+  options: TrialOptions,
+  verdict: Verdict,
+  reward: number,
+  status: ExitStatus,
+): Promise<number> {
+  const evalStarted = performance.now();
+  const ok = await wait(options.episode.script.verifier_ms, options.signal);
+  if (!ok) {
+    verdict.cancelled = true;
+    verdict.exception = cancelledBy(options.signal.reason);
+  } else {
+    verdict.exitStatus = status;
+    verdict.reward = reward;
+    verdict.evalReport = { reward };
+  }
+  return performance.now() - evalStarted;
+}
+
+/** Harbor's verdict on how the agent ended (docs/harbor.md "Exit statuses"); returns the verifier's time. */
+async function judge(options: TrialOptions, played: EpisodeResult, verdict: Verdict): Promise<number> {
+  if (played.error) verdict.exception = played.error;
+  switch (played.end) {
+    case 'completed':
+      return verify(options, verdict, options.episode.reward, 'Submitted');
+    case 'aborted': {
+      const reason = played.abortReason;
+      if (reason instanceof AgentTimeoutError || reason instanceof ScriptedTimeoutError) {
+        const timedOut = new AgentTimeoutError(options.agentTimeoutS);
+        verdict.exception = { type: 'AgentTimeoutError', message: timedOut.message };
+        return verify(options, verdict, options.episode.script.timeout_reward, 'TimeLimitExceeded');
+      }
+      verdict.cancelled = true;
+      verdict.exception = cancelledBy(reason);
+      return 0;
+    }
+    case 'sequence_length':
+      verdict.exitStatus = 'SequenceLengthLimitExceeded';
+      return 0;
+    case 'agent_error':
+      verdict.exitStatus = 'AgentError';
+      return 0;
+  }
+}
+
 export async function runTrial(options: TrialOptions): Promise<TrialOutcome> {
   const { episode, signal } = options;
-  const script = episode.script;
   const started = performance.now();
-  let exitStatus: ExitStatus = 'AgentError';
-  let reward = 0;
-  let evalReport: Record<string, number> = {};
-  let cancelled = false;
-  let exception: { type: string; message: string } | undefined;
+  const verdict: Verdict = {
+    exitStatus: 'AgentError',
+    reward: 0,
+    evalReport: {},
+    cancelled: false,
+    exception: undefined,
+  };
   let played: EpisodeResult | undefined;
   let agentRunMs = 0;
   let evalMs = 0;
-
-  const setupOk = await wait(script.setup_ms, signal);
+  const setupOk = await wait(episode.script.setup_ms, signal);
   const setupMs = performance.now() - started;
-
-  /** The verifier runs after a finished agent and after an agent timeout; its reward is scripted. */
-  const verify = async (verdict: number, status: ExitStatus) => {
-    const evalStarted = performance.now();
-    const ok = await wait(script.verifier_ms, signal);
-    evalMs = performance.now() - evalStarted;
-    if (!ok) {
-      cancelled = true;
-      exception = { type: 'CancelledError', message: String(signal.reason) };
-      return;
-    }
-    exitStatus = status;
-    reward = verdict;
-    evalReport = { reward: verdict };
-  };
-
   if (!setupOk) {
-    cancelled = true;
-    exception = { type: 'CancelledError', message: String(signal.reason) };
+    verdict.cancelled = true;
+    verdict.exception = cancelledBy(signal.reason);
   } else {
-    const agent = new AbortController();
-    const forward = () => agent.abort(signal.reason);
-    signal.addEventListener('abort', forward, { once: true });
-    const timer = setTimeout(
-      () => agent.abort(new AgentTimeoutError(options.agentTimeoutS)),
-      options.agentTimeoutS * 1000,
-    );
-    const agentStarted = performance.now();
-    try {
-      played = await playEpisode({
-        episode,
-        baseUrl: options.baseUrl,
-        model: options.model,
-        samplingParams: options.samplingParams,
-        signal: agent.signal,
-        ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
-        ...(options.onCall ? { onCall: options.onCall } : {}),
-        ...(options.countTokens ? { countTokens: options.countTokens } : {}),
-      });
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', forward);
-    }
-    agentRunMs = performance.now() - agentStarted;
-    if (played.error) exception = played.error;
-    switch (played.end) {
-      case 'completed':
-        await verify(episode.reward, 'Submitted');
-        break;
-      case 'aborted':
-        if (
-          played.abortReason instanceof AgentTimeoutError ||
-          played.abortReason instanceof ScriptedTimeoutError
-        ) {
-          const timedOut = new AgentTimeoutError(options.agentTimeoutS);
-          exception = { type: 'AgentTimeoutError', message: timedOut.message };
-          await verify(script.timeout_reward, 'TimeLimitExceeded');
-        } else {
-          cancelled = true;
-          exception = { type: 'CancelledError', message: String(played.abortReason) };
-        }
-        break;
-      case 'sequence_length':
-        exitStatus = 'SequenceLengthLimitExceeded';
-        break;
-      case 'agent_error':
-        exitStatus = 'AgentError';
-        break;
-    }
+    ({ played, agentRunMs } = await runAgent(options));
+    evalMs = await judge(options, played, verdict);
   }
+  const times = { setupMs, agentRunMs, evalMs, totalMs: performance.now() - started };
+  return {
+    result: {
+      reward: verdict.reward,
+      exit_status: verdict.exitStatus,
+      eval_report: verdict.evalReport,
+      agent_metrics: agentMetricsOf(options, played, verdict, times),
+    },
+    episode: played,
+  };
+}
 
-  const totalMs = performance.now() - started;
+/** Harbor's `agent_metrics` of a trial, with the harness's own block. */
+function agentMetricsOf(
+  options: TrialOptions,
+  played: EpisodeResult | undefined,
+  verdict: Verdict,
+  times: { setupMs: number; agentRunMs: number; evalMs: number; totalMs: number },
+): AgentMetrics {
+  const script = options.episode.script;
+  const { setupMs, agentRunMs, evalMs, totalMs } = times;
   const m = played?.metrics;
   const apiTimes = m?.api_request_times_msec ?? [];
   const modelMs = apiTimes.reduce((a, b) => a + b, 0);
   const envMs = m?.env_execution_ms ?? 0;
   const turns = m?.turns ?? 0;
-  const agentMetrics: AgentMetrics = {
+  return {
     n_input_tokens: m?.n_input_tokens ?? 0,
     n_output_tokens: m?.n_output_tokens ?? 0,
     cost_usd: 0,
@@ -179,16 +224,12 @@ export async function runTrial(options: TrialOptions): Promise<TrialOutcome> {
       trial_index: options.trialIndex,
       episode: script.instance_id,
       // The catalog picks the script with the request's id when there is one, so a different id means the pool.
-      pool_fallback: script.instance_id !== episode.instanceId,
-      variant: episode.variantIndex,
-      cancelled,
-      exception_type: exception?.type ?? null,
-      exception_message: exception?.message ?? null,
+      pool_fallback: script.instance_id !== options.episode.instanceId,
+      variant: options.episode.variantIndex,
+      cancelled: verdict.cancelled,
+      exception_type: verdict.exception?.type ?? null,
+      exception_message: verdict.exception?.message ?? null,
       unwound_pairs: [...(m?.unwound_pairs ?? [])],
     },
-  };
-  return {
-    result: { reward, exit_status: exitStatus, eval_report: evalReport, agent_metrics: agentMetrics },
-    episode: played,
   };
 }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readTb2Tasks } from '../episode-catalog.ts';
@@ -78,6 +80,20 @@ describe('episode generator', () => {
     expect(twice.length).toBeGreaterThan(0);
     expect(rollouts.some((r) => r.reasoning) && rollouts.some((r) => !r.reasoning)).toBe(true);
     expect(rollouts.some((r) => (r.variant.turns ?? []).some((t) => t.discard === 1))).toBe(true);
+  });
+
+  it('generates, for the pinned seeds, the scripts the generator gave before its restructure', async () => {
+    const pinned = JSON.parse(
+      await readFile(new URL('../../../fixtures/generator-digests.json', import.meta.url), 'utf8'),
+    ) as { digests: Record<string, string> };
+    const seeds = Object.keys(pinned.digests);
+    expect(seeds.length).toBeGreaterThan(0);
+    for (const seed of seeds) {
+      const scripts = generateEpisodes({ seed: Number(seed), tasks }).map((t) => t.script);
+      expect(scripts).toHaveLength(89);
+      const digest = createHash('sha256').update(JSON.stringify(scripts)).digest('hex');
+      expect({ seed, digest }).toEqual({ seed, digest: pinned.digests[seed] });
+    }
   });
 
   it('picks tasks by seed and rejects a count beyond the task list', () => {

@@ -197,21 +197,19 @@ class VariantBuilder {
   }
 }
 
-/** Draws one rollout of `task`: its length, ending, reward and every turn and summarization knob. */
-export function generateRolloutVariant(
-  task: TaskProfile,
-  params: GeneratorParams,
-  rng: RandomSource,
-): PlannedRollout {
-  const solved = rng.chance(task.success);
-  const reasoning = rng.chance(params.reasoning_rate);
+/** The rollout's length before its ending is drawn: log-normal around the task's median, failures longer. */
+function drawLength(task: TaskProfile, params: GeneratorParams, rng: RandomSource, solved: boolean): number {
   const { turns: t } = params;
   const base = rng.logNormal(task.medianTurns, t.rollout_sigma) * (solved ? 1 : t.failure_factor);
-  let length = clamp(Math.round(base), t.min, t.max);
+  return clamp(Math.round(base), t.min, t.max);
+}
 
-  // At most one ending other than submission, drawn in a fixed order.
-  let end: PlannedEnd = 'submitted';
-  let endTurn = length - 1;
+/** At most one ending other than submission, drawn in a fixed order, and the turn it happens on. */
+function drawEnding(
+  params: GeneratorParams,
+  rng: RandomSource,
+  length: number,
+): { end: PlannedEnd; endTurn: number } {
   const endings: [PlannedEnd, number][] = [
     ['first_turn_failure', params.first_turn_failure_rate],
     ['crash', params.crash_rate],
@@ -220,105 +218,165 @@ export function generateRolloutVariant(
     ['truncation', params.truncation_rate],
   ];
   for (const [name, rate] of endings) {
-    if (rng.chance(rate)) {
-      end = name;
-      endTurn = name === 'first_turn_failure' ? 0 : rng.int(1, length - 1);
-      break;
-    }
+    if (rng.chance(rate))
+      return { end: name, endTurn: name === 'first_turn_failure' ? 0 : rng.int(1, length - 1) };
   }
-  length = endTurn + 1;
+  return { end: 'submitted', endTurn: length - 1 };
+}
 
+/** Turn `i`'s tool observation (none on the first turn); returns the prompt tokens it adds. */
+function planObservation(b: VariantBuilder, rng: RandomSource, turn: Turn, i: number): number {
+  if (i === 0) return 0;
+  const words = b.observationWords();
+  const command = rng.pick(COMMANDS);
+  // The shell prompt and the echoed keystrokes come from the tmux model; the observation is only what
+  // the command prints (its name as a first line, then filler), so the estimate below still holds.
+  turn.observation = { text: command, filler_words: words, kind: 'new_output' };
+  return words + 4 + command.split(' ').length;
+}
+
+/**
+ * The engine's proactive check at the top of the iteration: whether it fired, and the prompt after it
+ * (a successful compaction hands the summary over instead).
+ */
+function planProactive(
+  b: VariantBuilder,
+  rng: RandomSource,
+  params: GeneratorParams,
+  i: number,
+  prompt: number,
+): { fired: boolean; prompt: number } {
+  if (i === 0 || params.context_limit - b.history >= params.proactive_threshold)
+    return { fired: false, prompt };
+  if (b.scenarioTurn(i) || rng.chance(params.summary_failure_rate)) {
+    b.failedProactive();
+    return { fired: true, prompt };
+  }
+  const done = b.successfulCompaction();
+  b.compactions.push(done.spec);
+  b.kinds.push('proactive');
+  b.history = done.historyAfter;
+  return { fired: true, prompt: done.handoff };
+}
+
+/**
+ * On the pair a pending unwind must drop last: sizes its observation and reply so that dropping only the
+ * later pairs leaves the history above the unwind line. Returns the prompt and reply words.
+ */
+function sizeLastUnwoundPair(
+  b: VariantBuilder,
+  params: GeneratorParams,
+  turn: Turn,
+  i: number,
+  prompt: number,
+  replyWords: number,
+): { prompt: number; replyWords: number } {
+  const scenario = b.scenario;
+  if (scenario === null || i !== scenario.overflowTurn - scenario.pairs || scenario.pairs <= 0)
+    return { prompt, replyWords };
+  const needed = b.unwindLine + b.unwindMargin - b.history - prompt;
+  const observation = clamp(needed - replyWords - REPLY_OVERHEAD, 10, 2_900);
+  let sized = prompt;
+  if (turn.observation !== undefined && typeof turn.observation !== 'string') {
+    sized += observation - turn.observation.filler_words;
+    turn.observation.filler_words = observation;
+  }
+  return { prompt: sized, replyWords: clamp(needed - sized - REPLY_OVERHEAD, replyWords, params.reply.max) };
+}
+
+/** Where turn `i` stands in the rollout: its index, the rollout's length and whether a check fired. */
+interface TurnPlace {
+  readonly i: number;
+  readonly length: number;
+  readonly proactiveFired: boolean;
+}
+
+/**
+ * The history after turn `i`'s main call: a pending overflow unwinds now, a full context may start a
+ * reactive scenario (overflow at once, or after some failed proactive attempts), else the pair is kept.
+ */
+function accountHistory(
+  b: VariantBuilder,
+  rng: RandomSource,
+  params: GeneratorParams,
+  turn: Turn,
+  place: TurnPlace,
+  sizes: { prompt: number; replyTokens: number },
+): void {
+  const { i, length, proactiveFired } = place;
+  const { prompt, replyTokens } = sizes;
+  const after = b.history + prompt + 1 + replyTokens + 1;
+  b.peak = Math.max(b.peak, after);
+  const pair = prompt + 1 + replyTokens + 1;
+  const scenario = b.scenario;
+  if (scenario !== null && i === scenario.overflowTurn) {
+    turn.context_error = true;
+    b.scenario = null;
+    const unwound = b.history - b.pairs.slice(-scenario.pairs).reduce((sum, p) => sum + p, 0);
+    b.history = b.reactive(scenario.pairs, unwound) + replyTokens + 1;
+    b.pairs = [];
+  } else if (
+    scenario === null &&
+    !proactiveFired &&
+    i > 0 &&
+    i < length - 2 &&
+    after >= b.fillLine &&
+    rng.chance(params.reactive_rate)
+  ) {
+    const pairs = rng.weighted(params.unwind_pairs);
+    if (pairs === 0 || after > b.unwindLine - b.unwindMargin || i + 1 + pairs >= length - 1) {
+      // The request that fills the context overflows: nothing to unwind (free ≥ 8000 ≥ 4000).
+      turn.context_error = true;
+      b.history = b.reactive(0, b.history) + replyTokens + 1;
+      b.pairs = [];
+    } else {
+      // The next proactive attempts fail; the context grows until a main call overflows.
+      b.history = after;
+      b.pairs.push(pair);
+      b.scenario = { overflowTurn: i + 1 + pairs, pairs };
+    }
+  } else {
+    b.history = after;
+    b.pairs.push(pair);
+  }
+  if (proactiveFired && b.kinds.at(-1) === 'proactive') b.pairs = [pair];
+}
+
+/** The last turn's ending: an error, a crash, a timeout or an over-long reply. */
+function applyEnding(turn: Turn, end: PlannedEnd, params: GeneratorParams, rng: RandomSource): void {
+  if (end === 'first_turn_failure' || end === 'policy_failure')
+    turn.error = { status: 500, message: 'Internal Server Error' };
+  if (end === 'crash') turn.crash = 'RuntimeError: tmux session "harbor" is not running';
+  if (end === 'timeout') turn.timeout = true;
+  if (end === 'truncation') {
+    turn.words = params.response_limit + rng.int(200, 2_000);
+    delete turn.discard;
+  }
+  if (end !== 'submitted') {
+    delete turn.context_error;
+    delete turn.discard;
+  }
+}
+
+/** Draws one rollout of `task`: its length, ending, reward and every turn and summarization knob. */
+export function generateRolloutVariant(
+  task: TaskProfile,
+  params: GeneratorParams,
+  rng: RandomSource,
+): PlannedRollout {
+  const solved = rng.chance(task.success);
+  const reasoning = rng.chance(params.reasoning_rate);
+  const { end, endTurn } = drawEnding(params, rng, drawLength(task, params, rng, solved));
+  const length = endTurn + 1;
   const b = new VariantBuilder(params, rng, reasoning);
   for (let i = 0; i < length; i++) {
     const turn: Turn = {};
-    let prompt = 0;
-    if (i > 0) {
-      const words = b.observationWords();
-      const command = rng.pick(COMMANDS);
-      // The shell prompt and the echoed keystrokes come from the tmux model; the observation is only what
-      // the command prints (its name as a first line, then filler), so the estimate below still holds.
-      turn.observation = { text: command, filler_words: words, kind: 'new_output' };
-      prompt = words + 4 + command.split(' ').length;
-    }
-
-    // The engine's proactive check at the top of the iteration.
-    let proactiveFired = false;
-    if (i > 0 && params.context_limit - b.history < params.proactive_threshold) {
-      proactiveFired = true;
-      if (b.scenarioTurn(i) || rng.chance(params.summary_failure_rate)) b.failedProactive();
-      else {
-        const done = b.successfulCompaction();
-        b.compactions.push(done.spec);
-        b.kinds.push('proactive');
-        b.history = done.historyAfter;
-        prompt = done.handoff;
-      }
-    }
-
-    let replyWords = b.replyWords();
-    const scenario = b.scenario;
-    if (scenario !== null && i === scenario.overflowTurn - scenario.pairs && scenario.pairs > 0) {
-      // The pair the unwind must drop last: big enough that dropping only the later ones leaves the
-      // history above the unwind line.
-      const needed = b.unwindLine + b.unwindMargin - b.history - prompt;
-      const observation = clamp(needed - replyWords - REPLY_OVERHEAD, 10, 2_900);
-      if (turn.observation !== undefined && typeof turn.observation !== 'string') {
-        prompt += observation - turn.observation.filler_words;
-        turn.observation.filler_words = observation;
-      }
-      replyWords = clamp(needed - prompt - REPLY_OVERHEAD, replyWords, params.reply.max);
-    }
-    const replyTokens = b.mainCall(turn, i, replyWords);
-    const after = b.history + prompt + 1 + replyTokens + 1;
-    b.peak = Math.max(b.peak, after);
-
-    const pair = prompt + 1 + replyTokens + 1;
-    if (scenario !== null && i === scenario.overflowTurn) {
-      turn.context_error = true;
-      b.scenario = null;
-      const unwound = b.history - b.pairs.slice(-scenario.pairs).reduce((sum, p) => sum + p, 0);
-      b.history = b.reactive(scenario.pairs, unwound) + replyTokens + 1;
-      b.pairs = [];
-    } else if (
-      scenario === null &&
-      !proactiveFired &&
-      i > 0 &&
-      i < length - 2 &&
-      after >= b.fillLine &&
-      rng.chance(params.reactive_rate)
-    ) {
-      const pairs = rng.weighted(params.unwind_pairs);
-      if (pairs === 0 || after > b.unwindLine - b.unwindMargin || i + 1 + pairs >= length - 1) {
-        // The request that fills the context overflows: nothing to unwind (free ≥ 8000 ≥ 4000).
-        turn.context_error = true;
-        b.history = b.reactive(0, b.history) + replyTokens + 1;
-        b.pairs = [];
-      } else {
-        // The next proactive attempts fail; the context grows until a main call overflows.
-        b.history = after;
-        b.pairs.push(pair);
-        b.scenario = { overflowTurn: i + 1 + pairs, pairs };
-      }
-    } else {
-      b.history = after;
-      b.pairs.push(pair);
-    }
-    if (proactiveFired && b.kinds.at(-1) === 'proactive') b.pairs = [pair];
-
-    if (i === endTurn) {
-      if (end === 'first_turn_failure' || end === 'policy_failure')
-        turn.error = { status: 500, message: 'Internal Server Error' };
-      if (end === 'crash') turn.crash = 'RuntimeError: tmux session "harbor" is not running';
-      if (end === 'timeout') turn.timeout = true;
-      if (end === 'truncation') {
-        turn.words = params.response_limit + rng.int(200, 2_000);
-        delete turn.discard;
-      }
-      if (end !== 'submitted') {
-        delete turn.context_error;
-        delete turn.discard;
-      }
-    }
+    const proactive = planProactive(b, rng, params, i, planObservation(b, rng, turn, i));
+    const sized = sizeLastUnwoundPair(b, params, turn, i, proactive.prompt, b.replyWords());
+    const replyTokens = b.mainCall(turn, i, sized.replyWords);
+    const place = { i, length, proactiveFired: proactive.fired };
+    accountHistory(b, rng, params, turn, place, { prompt: sized.prompt, replyTokens });
+    if (i === endTurn) applyEnding(turn, end, params, rng);
     b.turns.push(turn);
   }
   if (end === 'submitted') {

@@ -4,6 +4,7 @@ import {
   EmptyReasonSchema,
   SampleStatusSchema,
   type SamplesReply,
+  type TreeMetadata,
   TreeMetadataSchema,
   type WireSample,
   WireSampleSchema,
@@ -274,9 +275,19 @@ function withEmptyTensors(candidate: Record<string, unknown>): Record<string, un
   };
 }
 
-/** Decodes a reply, refusing anything Miles' own decoder refuses (samples/codec.py `decode_samples`). */
-export function decodeSamples(bytes: Uint8Array, options: DecodeOptions = {}): SamplesReply {
-  const tensors = decodeSafetensors(bytes);
+/** The reply's `_samples_meta`, read as JSON (and again with floats kept, when asked) and checked. */
+interface ReplyMeta {
+  readonly meta: Record<string, unknown> & {
+    samples: unknown[];
+    session_metadata: Record<string, unknown>;
+  };
+  /** The same JSON read with `keepFloats` when the options ask for it (else `meta` itself). */
+  readonly written: unknown;
+  readonly emptyReason: SamplesReply['emptyReason'];
+  readonly tree: TreeMetadata;
+}
+
+function readReplyMeta(tensors: ReturnType<typeof decodeSafetensors>, options: DecodeOptions): ReplyMeta {
   const metaTensor = tensors.get(META_TENSOR);
   if (metaTensor === undefined) throw wireError('meta', `missing ${META_TENSOR}`);
   if (metaTensor.dtype !== 'U8' || metaTensor.shape.length !== 1) {
@@ -305,91 +316,134 @@ export function decodeSamples(bytes: Uint8Array, options: DecodeOptions = {}): S
   }
   const tree = TreeMetadataSchema.safeParse(meta.session_metadata.tree);
   if (!tree.success) throw wireError('meta', 'session_metadata.tree is not a tree metadata object');
+  return {
+    meta: meta as ReplyMeta['meta'],
+    written,
+    emptyReason: emptyReason.data,
+    tree: tree.data,
+  };
+}
 
-  const used = new Set<string>([META_TENSOR]);
-  const samples = meta.samples.map((raw, index) => {
-    if (!isJsonObject(raw)) throw wireError('field', `sample ${index}: meta is not an object`);
-    for (const field of [...JSON_FIELDS, 'nulls'] as const) {
-      if (!(field in raw)) throw wireError('field', `sample ${index}: missing field ${field}`);
+/** A sample's JSON part: every field present, `nulls` naming tensor fields, metadata and status valid. */
+function checkSampleMeta(raw: unknown, index: number): Record<string, unknown> & { nulls: string[] } {
+  if (!isJsonObject(raw)) throw wireError('field', `sample ${index}: meta is not an object`);
+  for (const field of [...JSON_FIELDS, 'nulls'] as const) {
+    if (!(field in raw)) throw wireError('field', `sample ${index}: missing field ${field}`);
+  }
+  const nulls = raw.nulls;
+  if (!Array.isArray(nulls) || !nulls.every((n) => typeof n === 'string')) {
+    throw wireError('nulls', `sample ${index}: nulls must be a list of field names`);
+  }
+  for (const name of nulls) {
+    if (!isTensorField(name))
+      throw wireError('nulls', `sample ${index}: nulls names non-tensor field ${name}`);
+  }
+  if (!isJsonObject(raw.metadata)) throw wireError('metadata', `sample ${index}: metadata is not an object`);
+  if (!SampleStatusSchema.safeParse(raw.status).success) {
+    throw wireError('status', `sample ${index}: invalid status ${JSON.stringify(raw.status)}`);
+  }
+  return raw as Record<string, unknown> & { nulls: string[] };
+}
+
+/** Sample `index`'s tensor fields (`<field>.<index>`, null where `nulls` says), each marked used. */
+function readTensorFields(
+  tensors: ReturnType<typeof decodeSafetensors>,
+  index: number,
+  nulls: readonly string[],
+  used: Set<string>,
+): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const field of Object.keys(TENSOR_FIELDS) as TensorField[]) {
+    const name = `${field}.${index}`;
+    const tensor = tensors.get(name);
+    if (nulls.includes(field)) {
+      fields[field] = null;
+      continue;
     }
-    const nulls = raw.nulls;
-    if (!Array.isArray(nulls) || !nulls.every((n) => typeof n === 'string')) {
-      throw wireError('nulls', `sample ${index}: nulls must be a list of field names`);
+    if (tensor === undefined) throw wireError('missing_tensor', `sample ${index}: missing tensor ${name}`);
+    const spec = TENSOR_FIELDS[field];
+    if (tensor.dtype !== spec.dtype) {
+      throw wireError('dtype', `tensor ${name}: dtype ${tensor.dtype}, expected ${spec.dtype}`);
     }
-    for (const name of nulls) {
-      if (!isTensorField(name))
-        throw wireError('nulls', `sample ${index}: nulls names non-tensor field ${name}`);
-    }
-    if (!isJsonObject(raw.metadata))
-      throw wireError('metadata', `sample ${index}: metadata is not an object`);
-    if (!SampleStatusSchema.safeParse(raw.status).success) {
-      throw wireError('status', `sample ${index}: invalid status ${JSON.stringify(raw.status)}`);
-    }
-    const fields: Record<string, unknown> = {};
-    for (const field of Object.keys(TENSOR_FIELDS) as TensorField[]) {
-      const name = `${field}.${index}`;
-      const tensor = tensors.get(name);
-      if (nulls.includes(field)) {
-        fields[field] = null;
-        continue;
-      }
-      if (tensor === undefined) throw wireError('missing_tensor', `sample ${index}: missing tensor ${name}`);
-      const spec = TENSOR_FIELDS[field];
-      if (tensor.dtype !== spec.dtype) {
-        throw wireError('dtype', `tensor ${name}: dtype ${tensor.dtype}, expected ${spec.dtype}`);
-      }
-      if (spec.oneD && tensor.shape.length !== 1) throw wireError('shape', `tensor ${name}: must be 1-D`);
-      used.add(name);
-      fields[field] = spec.oneD
-        ? toArray(tensor.data)
-        : { shape: [...tensor.shape], data: toArray(tensor.data) };
-    }
-    const candidate = {
-      tokens: fields.tokens,
-      response: raw.response,
-      response_length: raw.response_length,
-      loss_mask: fields.loss_mask,
-      rollout_log_probs: fields.rollout_log_probs,
-      rollout_routed_experts: fields.rollout_routed_experts,
-      rollout_indexer_topk: fields.rollout_indexer_topk,
-      status: raw.status,
-      weight_versions: raw.weight_versions,
-      prefix_cache_info: raw.prefix_cache_info,
-      metadata: raw.metadata,
-      reward: raw.reward,
+    if (spec.oneD && tensor.shape.length !== 1) throw wireError('shape', `tensor ${name}: must be 1-D`);
+    used.add(name);
+    fields[field] = spec.oneD
+      ? toArray(tensor.data)
+      : { shape: [...tensor.shape], data: toArray(tensor.data) };
+  }
+  return fields;
+}
+
+/**
+ * The wire sample of a JSON part and its tensor fields, checked by the schema; `kept`: the same
+ * sample's JSON as written (metadata and reward taken from it, not from zod's copy).
+ */
+function validatedSample(
+  raw: Record<string, unknown>,
+  fields: Record<string, unknown>,
+  kept: Record<string, unknown>,
+  index: number,
+): WireSample {
+  const candidate = {
+    tokens: fields.tokens,
+    response: raw.response,
+    response_length: raw.response_length,
+    loss_mask: fields.loss_mask,
+    rollout_log_probs: fields.rollout_log_probs,
+    rollout_routed_experts: fields.rollout_routed_experts,
+    rollout_indexer_topk: fields.rollout_indexer_topk,
+    status: raw.status,
+    weight_versions: raw.weight_versions,
+    prefix_cache_info: raw.prefix_cache_info,
+    metadata: raw.metadata,
+    reward: raw.reward,
+  };
+  // The tensor values came out of typed arrays of their dtype, so they are integers in range already;
+  // only F64 log-probs can break the schema (NaN, infinities). Then zod checks the rest with the
+  // tensors left empty (not 32k-element arrays value by value), and the decoded arrays go back in.
+  // Anything that fails is parsed whole, so the error is the one a whole parse gives.
+  const probs = fields.rollout_log_probs as number[] | null;
+  const tensorsValid = probs === null || probs.every(Number.isFinite);
+  const parsed = WireSampleSchema.safeParse(tensorsValid ? withEmptyTensors(candidate) : candidate);
+  if (parsed.success && tensorsValid) {
+    return {
+      ...parsed.data,
+      tokens: candidate.tokens as number[],
+      loss_mask: candidate.loss_mask as number[] | null,
+      rollout_log_probs: probs,
+      rollout_routed_experts: candidate.rollout_routed_experts as Int32Tensor | null,
+      rollout_indexer_topk: candidate.rollout_indexer_topk as Int32Tensor | null,
+      metadata: kept.metadata as Record<string, unknown>,
+      reward: kept.reward,
     };
-    // The tensor values came out of typed arrays of their dtype, so they are integers in range already;
-    // only F64 log-probs can break the schema (NaN, infinities). Then zod checks the rest with the
-    // tensors left empty (not 32k-element arrays value by value), and the decoded arrays go back in.
-    // Anything that fails is parsed whole, so the error is the one a whole parse gives.
-    const probs = fields.rollout_log_probs as number[] | null;
-    const tensorsValid = probs === null || probs.every(Number.isFinite);
-    const parsed = WireSampleSchema.safeParse(tensorsValid ? withEmptyTensors(candidate) : candidate);
-    if (parsed.success && tensorsValid) {
-      const kept = (written as { samples: Array<Record<string, unknown>> }).samples[index]!;
-      return {
-        ...parsed.data,
-        tokens: candidate.tokens as number[],
-        loss_mask: candidate.loss_mask as number[] | null,
-        rollout_log_probs: probs,
-        rollout_routed_experts: candidate.rollout_routed_experts as Int32Tensor | null,
-        rollout_indexer_topk: candidate.rollout_indexer_topk as Int32Tensor | null,
-        metadata: kept.metadata as Record<string, unknown>,
-        reward: kept.reward,
-      };
-    }
-    const whole = WireSampleSchema.safeParse(candidate);
-    if (!whole.success) {
-      const issue = whole.error.issues[0];
-      throw wireError(
-        'field',
-        `sample ${index}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}`,
-      );
-    }
-    // zod copies records by assignment, which would turn a `__proto__` key into a prototype: keep the
-    // validated JSON objects themselves.
-    const kept = (written as { samples: Array<Record<string, unknown>> }).samples[index]!;
-    return { ...whole.data, metadata: kept.metadata as Record<string, unknown>, reward: kept.reward };
+  }
+  const whole = WireSampleSchema.safeParse(candidate);
+  if (!whole.success) {
+    const issue = whole.error.issues[0];
+    throw wireError(
+      'field',
+      `sample ${index}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}`,
+    );
+  }
+  // zod copies records by assignment, which would turn a `__proto__` key into a prototype: keep the
+  // validated JSON objects themselves.
+  return {
+    ...whole.data,
+    metadata: kept.metadata as Record<string, unknown>,
+    reward: kept.reward,
+  };
+}
+
+/** Decodes a reply, refusing anything Miles' own decoder refuses (samples/codec.py `decode_samples`). */
+export function decodeSamples(bytes: Uint8Array, options: DecodeOptions = {}): SamplesReply {
+  const tensors = decodeSafetensors(bytes);
+  const { meta, written, emptyReason, tree } = readReplyMeta(tensors, options);
+  const used = new Set<string>([META_TENSOR]);
+  const writtenSamples = (written as { samples: Array<Record<string, unknown>> }).samples;
+  const samples = meta.samples.map((rawSample, index) => {
+    const raw = checkSampleMeta(rawSample, index);
+    const fields = readTensorFields(tensors, index, raw.nulls, used);
+    return validatedSample(raw, fields, writtenSamples[index]!, index);
   });
   for (const name of tensors.keys()) {
     if (!used.has(name)) throw wireError('leftover_tensor', `unreferenced tensor ${name}`);
@@ -398,7 +452,7 @@ export function decodeSamples(bytes: Uint8Array, options: DecodeOptions = {}): S
     samples,
     sessionMetadata: options.keepFloats
       ? (written as { session_metadata: SamplesReply['sessionMetadata'] }).session_metadata
-      : { ...meta.session_metadata, tree: tree.data },
-    emptyReason: emptyReason.data,
+      : { ...meta.session_metadata, tree },
+    emptyReason,
   };
 }

@@ -17,7 +17,7 @@ type Message = Record<string, unknown>;
 
 /**
  * The assistant message every baseline answers: a reply of the fake policy's own generator at its
- * default length (fakes/policy/handlers.ts: 12 words, Terminus-2 JSON), so the history a client re-sends
+ * default length (fakes/policy/answer.ts: 12 words, Terminus-2 JSON), so the history a client re-sends
  * grows by the same bytes per turn against every server (the issue's "same body sizes": a canned
  * `ls -la` left the baselines' bodies half the fake's by turn 50).
  */

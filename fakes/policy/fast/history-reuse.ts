@@ -44,7 +44,7 @@ export interface ReusedBody {
   /**
    * `input_ids`, which was the body's last key, read as int32: a view of the ids the key keeps (no
    * 128 KB copy per 32k-token request), valid until the same key's next read, which may overwrite
-   * them. The chat route reads it before it awaits anything (handlers.ts).
+   * them. The chat route reads it before it awaits anything (read-chat-body.ts, chat-route.ts).
    */
   readonly inputIds: Int32Array;
   /** The body's `messages` (an empty list when it is not an array), as the log keeps them. */

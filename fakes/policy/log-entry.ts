@@ -1,0 +1,41 @@
+import type { Directive } from '../../contracts/directive.ts';
+import type { Answer, PromptIds } from './answer.ts';
+import type { MessagesSummary } from './fast/history-reuse.ts';
+import { type IdsHashes, idsDigest } from './fast/prompt-hashes.ts';
+import type { PolicyLogEntry } from './request-log.ts';
+
+/** What the request log keeps of a chat: what was read of the request, and the answer. */
+
+/** What was read of a request, as far as it got before the answer. */
+export interface ChatSeen {
+  /** Epoch milliseconds at arrival. */
+  readonly at: number;
+  readonly method: string;
+  readonly path: string;
+  readonly routingKey: string | null;
+  readonly messages: readonly unknown[];
+  readonly summary: MessagesSummary;
+  readonly inputIds: PromptIds | null;
+  readonly inputIdsHashes: IdsHashes | null;
+  readonly directive: Directive | null;
+}
+
+export function logEntry(seen: ChatSeen, answer: Answer, keepMessages: boolean): PolicyLogEntry {
+  return {
+    at: seen.at,
+    method: seen.method,
+    path: seen.path,
+    routingKey: seen.routingKey,
+    messageCount: seen.summary.count,
+    messagesDigest: seen.summary.digest,
+    lastMessageHead: seen.summary.lastHead,
+    inputIdsLength: seen.inputIds === null ? null : seen.inputIds.length,
+    inputIdsDigest: seen.inputIdsHashes === null ? null : idsDigest(seen.inputIdsHashes),
+    ...(keepMessages ? { messages: seen.messages } : {}),
+    responseId: answer.responseId,
+    status: answer.status,
+    finishReason: answer.finishReason,
+    directive: seen.directive,
+    traceTurn: answer.traceTurn,
+  };
+}

@@ -11,7 +11,7 @@ import type { PolicyChatReply, PolicyRequestLike } from './policy-request.ts';
 import { PolicyRequestLog } from './request-log.ts';
 
 export type { PolicyOptions } from './options.ts';
-export type { PolicyChatReply, PolicyRequestLike } from './policy-request.ts';
+export type { PolicyRequestLike } from './policy-request.ts';
 
 /**
  * The fake SGLang-style policy backend, defined once as msw request handlers: `setupServer(...handlers)`

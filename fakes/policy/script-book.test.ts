@@ -41,6 +41,23 @@ describe('the script book', () => {
     );
   });
 
+  it('takes a trace id that names an Object property for a trace id like any other', () => {
+    const two = new ScriptBook(undefined, { a: trace('x'), b: trace('y') });
+    for (const id of ['constructor', 'toString', '__proto__', 'hasOwnProperty'])
+      expect(pick(two, { [TRACE_ID_HEADER]: id })).toBe(
+        `500 script: unknown trace id "${id}" (loaded: a, b)`,
+      );
+    const odd = new ScriptBook(
+      undefined,
+      Object.fromEntries([
+        ['__proto__', trace('p')],
+        ['constructor', trace('c')],
+      ]),
+    );
+    expect(pick(odd, { [TRACE_ID_HEADER]: '__proto__' })).toBe('0:p');
+    expect(pick(odd, { [TRACE_ID_HEADER]: 'constructor' })).toBe('0:c');
+  });
+
   it('refuses a turn header that is no whole number at or above 0, and a turn past the end', () => {
     const book = new ScriptBook(trace('zero', 'one'), undefined);
     for (const bad of ['-1', '1.5', 'two'])

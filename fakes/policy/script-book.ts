@@ -16,14 +16,15 @@ export type ScriptChoice =
   | { readonly ok: false; readonly status: number; readonly message: string };
 
 export class ScriptBook {
-  readonly #traces: Record<string, SessionTrace>;
+  // A Map, not an object: a trace id such as `constructor` or `__proto__` names no trace unless loaded.
+  readonly #traces: Map<string, SessionTrace>;
   /** Per trace id, the turn arrival order answers next. */
   readonly #cursors = new Map<string, number>();
 
   /** `script` is loaded as the trace `default`, over one of that id in `scripts`. */
   constructor(script: SessionTrace | undefined, scripts: Readonly<Record<string, SessionTrace>> | undefined) {
-    this.#traces = { ...(scripts ?? {}) };
-    if (script) this.#traces.default = script;
+    this.#traces = new Map(Object.entries(scripts ?? {}));
+    if (script) this.#traces.set('default', script);
   }
 
   choose(headers: HeaderReader): ScriptChoice {
@@ -44,14 +45,14 @@ export class ScriptBook {
 
   /** The trace `wanted` names (or the only one, when null), or why there is none. */
   #trace(wanted: string | null): { id: string; trace: SessionTrace } | string {
-    const ids = Object.keys(this.#traces);
+    const ids = [...this.#traces.keys()];
     if (wanted !== null) {
-      const trace = this.#traces[wanted];
+      const trace = this.#traces.get(wanted);
       return trace
         ? { id: wanted, trace }
         : `unknown trace id ${JSON.stringify(wanted)} (loaded: ${ids.join(', ')})`;
     }
-    if (ids.length === 1) return { id: ids[0]!, trace: this.#traces[ids[0]!]! };
+    if (ids.length === 1) return { id: ids[0]!, trace: this.#traces.get(ids[0]!)! };
     return ids.length === 0 ? 'no script loaded' : `several traces loaded; send ${TRACE_ID_HEADER}`;
   }
 }

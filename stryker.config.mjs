@@ -12,6 +12,10 @@ export default {
   concurrency: 2,
   mutate: [
     'fakes/session/assembly.ts',
+    'fakes/session/fast/run-fold.ts',
+    'fakes/session/fast/shared-ones.ts',
+    'fakes/session/fast/deferred-leaf.ts',
+    'fakes/session/fast/run-leaf-fields.ts',
     'fakes/session/turn-sample.ts',
     'fakes/session/hooks/drop-retries.ts',
     'fakes/session/hooks/default-postprocess.ts',

@@ -36,7 +36,7 @@ import type { SessionServerOptions, SessionServerStats } from './options.ts';
 import { plainRecordMemory } from './record-memory.ts';
 import { type OutgoingResponse, passThrough } from './responses.ts';
 import { matchRoute, type RouteMatch } from './routes.ts';
-import { collectSamples, type SampleHooks } from './samples-op.ts';
+import { collectSamples, type SampleHooks, type SamplesOpPerformance } from './samples-op.ts';
 import { buildSessionMetadata } from './session-metadata.ts';
 import { SessionState } from './state.ts';
 import { MAX_NODES } from './tree.ts';
@@ -214,6 +214,7 @@ export class SessionServerApp {
   private readonly chatConfig: ChatConfig;
   private readonly bodyLimit: number;
   private readonly chatBodies: BodyBufferPool | false;
+  private readonly samplesPerformance: SamplesOpPerformance;
 
   private readonly events: ServerEvents<SessionServerEventMap>;
 
@@ -232,6 +233,7 @@ export class SessionServerApp {
     const performance = options.performance ?? {};
     this.chatBodies =
       performance.chatBodyBuffers === undefined ? new BodyBufferPool() : performance.chatBodyBuffers;
+    this.samplesPerformance = { foldAsRuns: performance.foldAsRuns ?? true };
     this.chatConfig = {
       family: this.family,
       backend: this.backend,
@@ -371,7 +373,13 @@ export class SessionServerApp {
     const state = this.sessions.byId.get(id);
     if (state === undefined) throw sessionNotFound(id);
     const maxSeqLen = maxSeqLenOf(body, state);
-    const reply = collectSamples(state, this.family, this.hooks, { maxSeqLen, agentMetadata: body.metadata });
+    const reply = collectSamples(
+      state,
+      this.family,
+      this.hooks,
+      { maxSeqLen, agentMetadata: body.metadata },
+      this.samplesPerformance,
+    );
     try {
       const stream = samplesReplyStream(reply);
       return {

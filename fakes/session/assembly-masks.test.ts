@@ -7,10 +7,14 @@ import { collectSamples } from './samples-op.ts';
 import { SessionState } from './state.ts';
 import { addTurn } from './testing/build-tree.ts';
 
-// The samples op shares one array of ones per output length among its turns' masks (assembly.ts
+// The samples op shares one array of ones per output length among its turns' masks (fast/shared-ones.ts
 // `SharedOnes`): a leaf sample that keeps such a mask as its own must hold a copy, or a hook writing one
-// leaf's mask would write every other leaf's (and the next leaf's turns) too.
-describe('loss masks the samples op hands to hooks', () => {
+// leaf's mask would write every other leaf's (and the next leaf's turns) too. The plain lists
+// (`foldAsRuns: false`) must behave alike.
+describe.each([
+  { path: 'runs', foldAsRuns: true },
+  { path: 'plain lists', foldAsRuns: false },
+])('loss masks the samples op hands to hooks ($path)', ({ foldAsRuns }) => {
   it('are each their own array: a picker writing one leaves the others all ones', () => {
     const state = new SessionState('s');
     // Three single-turn roots with outputs of the same length, then a two-turn chain of that length.
@@ -35,6 +39,7 @@ describe('loss masks the samples op hands to hooks', () => {
         postprocessorPath: DEFAULT_POSTPROCESSOR_PATH,
       },
       { maxSeqLen: null, agentMetadata: undefined },
+      { foldAsRuns },
     );
     expect(seen).toEqual([
       [1, 1, 1],

@@ -1,10 +1,7 @@
 import { isJsonObject } from '../../common/python-json.ts';
 import type { SampleStatus, WireSample } from '../../contracts/wire-sample.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
-import { defineDeferred } from './fast/deferred-field.ts';
-import { type NumberRun, NumberRuns, runLength } from './fast/number-runs.ts';
 import { promptSource } from './fast/prompt-ids-getter.ts';
-import { TextPieces } from './fast/text-pieces.ts';
 import { LeafMismatchMemo } from './mismatch.ts';
 import type { SessionRecord } from './record.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
@@ -19,7 +16,6 @@ import {
   stripLastOutputTokens,
   type TurnSample,
   tokenCount,
-  tokenRuns,
   toTurnSample,
   toWireSample,
 } from './turn-sample.ts';
@@ -28,6 +24,9 @@ import {
  * Per-leaf sample assembly (radixark/miles@31f1ca96 miles/rollout/session/v2/utils.py,
  * samples/merge.py, generate_utils/sample_utils.py): one sample per turn on the leaf's path, trailing
  * tokens trimmed against the leaf snapshot, cut to `max_seq_len`, then folded left into one sample.
+ * Miles' rules on plain lists; the samples op's default keeps the fold's per-token pieces as runs
+ * instead and hands them on deferred (fast/run-leaf-fields.ts, through `LeafTokenFields`), reusing the
+ * pair check, the stop rule and the merged fields from here.
  */
 
 /** Miles' `AssertionError`/`ValueError` in assembly: the samples op answers 422 with this text. */
@@ -75,36 +74,20 @@ function outputTokens(record: SessionRecord): OutputTokens {
 }
 
 /**
- * `n` ones in a packed array (built by `push`: `new Array(n)` would be holey, and so would what it joins).
+ * `n` copies of `v` in a packed array (built by `push`: `new Array(n)` would be holey, and so would what
+ * it joins).
  */
-function ones(n: number): number[] {
+function filled(n: number, v: number): number[] {
   const out: number[] = [];
-  for (let k = 0; k < n; k += 1) out.push(1);
+  for (let k = 0; k < n; k += 1) out.push(v);
   return out;
 }
 
-/**
- * `ones`, one array per length shared by every turn of an op (a record's mask is never written in place:
- * a trim slices it). A leaf sample that keeps one as its own `loss_mask` gets a copy (`ownMask`), since
- * hooks may write it; a fold only reads it as a run.
- */
-class SharedOnes {
-  private readonly byLength = new Map<number, number[]>();
+/** `[1] * n`. */
+export const ones = (n: number): number[] => filled(n, 1);
 
-  get(n: number): number[] {
-    let out = this.byLength.get(n);
-    if (out === undefined) {
-      out = ones(n);
-      this.byLength.set(n, out);
-    }
-    return out;
-  }
-
-  /** `mask` itself, or a copy when it is one of the shared arrays. */
-  own(mask: number[] | null): number[] | null {
-    return mask !== null && this.byLength.get(mask.length) === mask ? mask.slice() : mask;
-  }
-}
+/** `[0] * n` (`[0.0] * n` for log-probs). */
+const zeros = (n: number): number[] => filled(n, 0);
 
 function statusFor(finishReason: unknown): SampleStatus {
   switch (finishReason) {
@@ -292,92 +275,56 @@ function lifecycleList(metadata: Record<string, unknown>): unknown[] {
   return Array.isArray(l) ? l : l === undefined ? [] : [l];
 }
 
-/** `xs` as a whole-array run. */
-const whole = (xs: readonly number[]): NumberRun => ({ data: xs, from: 0, to: xs.length });
-
-/** The length of `tokens[-response_length:]` (all the tokens when `response_length` is 0, as in Python). */
-function responseSliceLength(s: TurnSample): number {
+/**
+ * The length `_fill_defaults` gives a missing `loss_mask`: that of `tokens[-response_length:]` (all the
+ * tokens when `response_length` is 0, as in Python). A missing `rollout_log_probs` is zeros as long as
+ * the mask.
+ */
+export function defaultMaskLength(s: TurnSample): number {
   const n = tokenCount(s);
   return s.response_length === 0 ? n : Math.min(s.response_length, n);
 }
 
 /**
- * The per-token fields of a fold: every piece `_merge_sample_pair` would concatenate, in order, as runs
- * (a record's ones and log-probs, an observation's zeros) and the response's texts, never joined by the
- * fold (a step's copy is a whole context: 32k entries at the recipe's scale, so a pairwise fold is
- * quadratic in the turns); the samples op hands them on as deferred fields.
+ * `_merge_sample_pair`'s checks (radixark/miles@31f1ca96 miles/rollout/generate_utils/sample_utils.py):
+ * `b.tokens` must start with `a.tokens`, and the observation between them must not be empty. Returns
+ * `obs_len`.
  */
-interface FoldParts {
-  readonly mask: NumberRun[];
-  readonly logprobs: NumberRun[];
-  readonly response: string[];
-}
-
-/** The text of `tokens[from:to]` of a turn sample. */
-type SliceDecoder = (s: TurnSample, from: number, to: number) => string;
-
-const slicingDecoder =
-  (decode: Decoder): SliceDecoder =>
-  (s, from, to) =>
-    decode(sliceTokens(s, from, to));
-
-/**
- * `decode(sliceTokens(s, from, to))` with the ids copied into one array reused across calls instead of a
- * fresh slice each (an observation's ids at every fold step): only for a decoder that does not keep its
- * input (the session's tokenizer). `0 <= from <= to <= tokenCount(s)`.
- */
-function reusingDecoder(decode: Decoder): SliceDecoder {
-  const ids: number[] = [];
-  return (s, from, to) => {
-    if (ids.length !== to - from) ids.length = to - from;
-    let at = 0;
-    let start = 0;
-    for (const run of tokenRuns(s)) {
-      const n = runLength(run);
-      const lo = Math.max(from, start);
-      const hi = Math.min(to, start + n);
-      if ('data' in run)
-        for (let k = lo; k < hi; k += 1) ids[at++] = run.data[run.from + k - start] as number;
-      start += n;
-    }
-    return decode(ids);
-  };
-}
-
-/**
- * `_merge_sample_pair` (radixark/miles@31f1ca96 miles/rollout/generate_utils/sample_utils.py), with `a`'s
- * per-token fields standing in `parts` when it is a fold.
- */
-function mergePair(a: TurnSample, b: TurnSample, parts: FoldParts | null, decodeSlice: SliceDecoder) {
-  const aLen = tokenCount(a);
-  const obsLen = tokenCount(b) - aLen - b.response_length;
+export function checkPair(a: TurnSample, b: TurnSample): number {
+  const obsLen = tokenCount(b) - tokenCount(a) - b.response_length;
   assert(startsWith(b, a), () => 'b.tokens must start with a.tokens');
   assert(obsLen > 0, () => `obs_len must be > 0, got ${obsLen}`);
-  let out = parts;
-  if (out === null) {
-    const aMask: NumberRun = a.loss_mask ? whole(a.loss_mask) : { fill: 1, count: responseSliceLength(a) };
-    const aProbs: NumberRun = a.rollout_log_probs
-      ? whole(a.rollout_log_probs)
-      : { fill: 0, count: runLength(aMask) };
-    out = { mask: [aMask], logprobs: [aProbs], response: [a.response] };
-  }
-  const bMask: NumberRun = b.loss_mask ? whole(b.loss_mask) : { fill: 1, count: responseSliceLength(b) };
-  out.mask.push({ fill: 0, count: obsLen }, bMask);
-  out.logprobs.push(
-    { fill: 0, count: obsLen },
-    b.rollout_log_probs ? whole(b.rollout_log_probs) : { fill: 0, count: runLength(bMask) },
-  );
-  const obsText = decodeSlice(b, aLen, aLen + obsLen);
-  out.response.push(obsText, b.response);
-  const merged: TurnSample = {
+  return obsLen;
+}
+
+/** A merged sample's per-token lists (null while a fold keeps them elsewhere). */
+export interface PerTokenLists {
+  readonly loss_mask: number[] | null;
+  readonly rollout_log_probs: number[] | null;
+}
+
+/**
+ * `_merge_sample_pair`'s result (radixark/miles@31f1ca96 miles/rollout/generate_utils/sample_utils.py):
+ * `b`'s tokens, the texts and lengths joined around the observation, the per-token lists as given, `b`'s
+ * status and replay tensors, the weight versions and lifecycles concatenated, the prefix-cache counts
+ * summed, `a`'s reward.
+ */
+export function mergedSample(
+  a: TurnSample,
+  b: TurnSample,
+  obsLen: number,
+  obsText: string,
+  lists: PerTokenLists,
+): TurnSample {
+  return {
     head: b.head,
     tail: b.tail,
     // Concatenated as is, no separator (radixark/miles@31f1ca96 miles/rollout/generate_utils/sample_utils.py
     // L155: `a.response + obs_text + b.response`).
     response: a.response + obsText + b.response,
     response_length: a.response_length + obsLen + b.response_length,
-    loss_mask: null,
-    rollout_log_probs: null,
+    loss_mask: lists.loss_mask,
+    rollout_log_probs: lists.rollout_log_probs,
     rollout_routed_experts: b.rollout_routed_experts,
     rollout_indexer_topk: b.rollout_indexer_topk,
     status: b.status,
@@ -389,58 +336,81 @@ function mergePair(a: TurnSample, b: TurnSample, parts: FoldParts | null, decode
     metadata: { ...a.metadata, lifecycle: lifecycleList(a.metadata).concat(lifecycleList(b.metadata)) },
     reward: a.reward,
   };
-  return { merged, parts: out };
 }
-
-/** `merge_samples`: fold left, stopping once the accumulator is not `completed` (or a replay tensor gap). */
-export function mergeTurnSamples(samples: readonly WireSample[], decode: Decoder): WireSample {
-  const { sample, parts } = mergeTurnPieces(samples.map(toTurnSample), slicingDecoder(decode));
-  if (parts !== null) {
-    sample.loss_mask = new NumberRuns(parts.mask).toArray();
-    sample.rollout_log_probs = new NumberRuns(parts.logprobs).toArray();
-  }
-  return toWireSample(sample);
-}
-
-/** The folded sample, and the fold's per-token parts when there was more than one turn (its mask and log-probs then null). */
-function mergeTurnPieces(
-  samples: readonly TurnSample[],
-  decodeSlice: SliceDecoder,
-): { sample: TurnSample; parts: FoldParts | null } {
-  let acc = samples[0];
-  if (acc === undefined) throw new AssemblyError('cannot merge an empty list of samples');
-  let parts: FoldParts | null = null;
-  for (let k = 1; k < samples.length; k += 1) {
-    const next = samples[k] as TurnSample;
-    if (acc.status !== 'completed') break;
-    if (
-      (acc.rollout_routed_experts !== null && next.rollout_routed_experts === null) ||
-      (acc.rollout_indexer_topk !== null && next.rollout_indexer_topk === null)
-    ) {
-      break;
-    }
-    ({ merged: acc, parts } = mergePair(acc, next, parts, decodeSlice));
-  }
-  return { sample: acc, parts };
-}
-
-const runsToArray = (runs: NumberRuns) => runs.toArray();
 
 /**
- * The wire sample of a folded leaf, its per-token fields deferred (`deferred-field.ts`): built only if a
- * hook reads them, written by the wire codec straight from their runs otherwise.
+ * `_merge_sample_pair` (radixark/miles@31f1ca96 miles/rollout/generate_utils/sample_utils.py) on plain
+ * lists: `a.loss_mask + [0] * obs_len + b.loss_mask`, the log-probs alike.
  */
-function deferredWireSample(sample: TurnSample, parts: FoldParts | null): WireSample {
-  const { head: _head, tail: _tail, ...rest } = sample;
-  const out: WireSample = { tokens: [], ...rest };
-  defineDeferred(out, 'tokens', new NumberRuns(tokenRuns(sample)), runsToArray);
-  if (parts !== null) {
-    defineDeferred(out, 'loss_mask', new NumberRuns(parts.mask), runsToArray);
-    defineDeferred(out, 'rollout_log_probs', new NumberRuns(parts.logprobs), runsToArray);
-    defineDeferred(out, 'response', new TextPieces(parts.response), (t: TextPieces) => t.join());
-  }
-  return out;
+function mergeSamplePair(a: TurnSample, b: TurnSample, decode: Decoder): TurnSample {
+  const obsLen = checkPair(a, b);
+  const aLen = tokenCount(a);
+  const obsText = decode(sliceTokens(b, aLen, aLen + obsLen));
+  const aMask = a.loss_mask ?? ones(defaultMaskLength(a));
+  const bMask = b.loss_mask ?? ones(defaultMaskLength(b));
+  const aProbs = a.rollout_log_probs ?? zeros(aMask.length);
+  const bProbs = b.rollout_log_probs ?? zeros(bMask.length);
+  return mergedSample(a, b, obsLen, obsText, {
+    loss_mask: aMask.concat(zeros(obsLen), bMask),
+    rollout_log_probs: aProbs.concat(zeros(obsLen), bProbs),
+  });
 }
+
+/**
+ * `merge_samples`' stop rule (radixark/miles@31f1ca96 miles/rollout/generate_utils/sample_utils.py): the
+ * fold ends once the accumulator is not `completed`, or where `next` would leave a replay tensor gap.
+ */
+function foldStops(acc: TurnSample, next: TurnSample): boolean {
+  return (
+    acc.status !== 'completed' ||
+    (acc.rollout_routed_experts !== null && next.rollout_routed_experts === null) ||
+    (acc.rollout_indexer_topk !== null && next.rollout_indexer_topk === null)
+  );
+}
+
+/** `merge_samples`: `samples` folded left by `mergePair` until `foldStops`. */
+export function mergeSamples(
+  samples: readonly TurnSample[],
+  mergePair: (a: TurnSample, b: TurnSample) => TurnSample,
+): TurnSample {
+  let acc = samples[0];
+  if (acc === undefined) throw new AssemblyError('cannot merge an empty list of samples');
+  for (let k = 1; k < samples.length; k += 1) {
+    const next = samples[k] as TurnSample;
+    if (foldStops(acc, next)) break;
+    acc = mergePair(acc, next);
+  }
+  return acc;
+}
+
+/** `merge_samples` on whole wire samples (what `computeTurnSamples` returns). */
+export function mergeTurnSamples(samples: readonly WireSample[], decode: Decoder): WireSample {
+  return toWireSample(mergeSamples(samples.map(toTurnSample), (a, b) => mergeSamplePair(a, b, decode)));
+}
+
+/**
+ * How a leaf's per-token fields are made, one per samples op: the plain lists here (`plainLeafFields`),
+ * or the same values kept as runs and built only when read (fast/run-leaf-fields.ts).
+ */
+export interface LeafTokenFields {
+  /** `[1] * n`: a record's `loss_mask`. */
+  ones(n: number): number[];
+  /** `merge_samples` over a leaf's turns, as the wire sample the hooks get. */
+  fold(turns: readonly TurnSample[]): WireSample;
+  /** Sets `metadata.accumulated_token_ids` to `list(leaf.token_ids)`, in its key position. */
+  setAccumulatedIds(metadata: Record<string, unknown>, leaf: TrajectoryNode): void;
+}
+
+export type LeafTokenFieldsFor = (decode: Decoder) => LeafTokenFields;
+
+/** Miles' plain lists: fresh ones per record, `merge_samples` by concatenation, a copy of the leaf's ids. */
+export const plainLeafFields: LeafTokenFieldsFor = (decode) => ({
+  ones,
+  fold: (turns) => toWireSample(mergeSamples(turns, (a, b) => mergeSamplePair(a, b, decode))),
+  setAccumulatedIds: (metadata, leaf) => {
+    metadata.accumulated_token_ids = leaf.tokens.toArray();
+  },
+});
 
 function leafRef(leaf: TrajectoryNode) {
   return {
@@ -452,43 +422,37 @@ function leafRef(leaf: TrajectoryNode) {
 }
 
 /**
- * `build_leaf_material`: one sample per leaf in seq order (truncated leaves and every root included);
- * a leaf whose turns `max_seq_len` removes entirely yields nothing. Throws `AssemblyError` for a leaf
- * that cannot be assembled.
+ * `build_leaf_material` (radixark/miles@31f1ca96 miles/rollout/session/v2/utils.py): one sample per leaf
+ * in seq order (truncated leaves and every root included); a leaf whose turns `max_seq_len` removes
+ * entirely yields nothing. Throws `AssemblyError` for a leaf that cannot be assembled. `fieldsFor` makes
+ * the per-token fields (default the plain lists).
  */
 export function buildLeafMaterial(
   tree: SessionTree,
   family: TitoFamily,
   maxSeqLen: number | null,
   mismatches: LeafMismatchMemo = new LeafMismatchMemo(family),
+  fieldsFor: LeafTokenFieldsFor = plainLeafFields,
 ): WireSample[] {
   const decode: Decoder = (ids) => family.tokenizer.decode(ids);
+  const fields = fieldsFor(decode);
+  const onesOf = (n: number) => fields.ones(n);
   const out: WireSample[] = [];
-  const shared = new SharedOnes();
-  const decodeSlice = reusingDecoder(decode);
-  const onesOf = (n: number) => shared.get(n);
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);
     let turns = computeTurnPieces(records, leaf.tokens, family.maxTrimTokens, decode, onesOf);
     if (maxSeqLen !== null) turns = truncatePieces(turns, maxSeqLen, decode);
     if (turns.length === 0) continue;
-    const { sample: merged, parts } = mergeTurnPieces(turns, decodeSlice);
-    if (parts === null) merged.loss_mask = shared.own(merged.loss_mask);
-    const sample = deferredWireSample(merged, parts);
+    const sample = fields.fold(turns);
     const metadata: Record<string, unknown> = {
       ...sample.metadata,
-      accumulated_token_ids: [],
+      accumulated_token_ids: null,
       leaf: leafRef(leaf),
     };
-    defineDeferred(
-      metadata,
-      'accumulated_token_ids',
-      new NumberRuns(leaf.tokens.pieces(0, leaf.tokens.length)),
-      runsToArray,
-    );
-    sample.metadata = metadata;
+    fields.setAccumulatedIds(metadata, leaf);
     const mismatch = mismatches.forLeaf(leaf);
-    if (mismatch !== null) sample.metadata.tito_session_mismatch = mismatch;
+    if (mismatch !== null) metadata.tito_session_mismatch = mismatch;
+    sample.metadata = metadata;
     out.push(sample);
   }
   return out;

@@ -66,6 +66,11 @@ export interface SessionServerPerformance {
    * pool of its own; common/http/body-buffers.ts). `false`: a fresh buffer per body.
    */
   readonly chatBodyBuffers?: BodyBufferPool | false;
+  /**
+   * False assembles each leaf's sample on plain lists (default true: the fold keeps its per-token pieces
+   * as runs and hands them on deferred; samples-op.ts).
+   */
+  readonly foldAsRuns?: boolean;
 }
 
 /** What `GET /harness/stats` answers: the live sessions and what they hold (the fake's own route). */

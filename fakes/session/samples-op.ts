@@ -1,7 +1,8 @@
 import type { SamplesReply, WireSample } from '../../contracts/wire-sample.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
-import { AssemblyError, buildLeafMaterial } from './assembly.ts';
+import { AssemblyError, buildLeafMaterial, plainLeafFields } from './assembly.ts';
 import { internalServerError, plainError } from './errors.ts';
+import { runLeafFields } from './fast/run-leaf-fields.ts';
 import type { SamplePicker, SamplePostprocessor } from './hooks/types.ts';
 import { LeafMismatchMemo } from './mismatch.ts';
 import { buildSessionMetadata, type SessionMetadata } from './session-metadata.ts';
@@ -31,6 +32,12 @@ export interface SamplesRequest {
   readonly agentMetadata: unknown;
 }
 
+/** The op's speed switches (fakes/session/options.ts `SessionServerPerformance`). */
+export interface SamplesOpPerformance {
+  /** False folds each leaf on plain lists (default true: runs, deferred fields; fast/run-leaf-fields.ts). */
+  readonly foldAsRuns?: boolean;
+}
+
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -52,6 +59,7 @@ export function collectSamples(
   family: TitoFamily,
   hooks: SampleHooks,
   request: SamplesRequest,
+  performance: SamplesOpPerformance = {},
 ): SamplesReply {
   // The active leaf's comparison is made once for the metadata and reused for its sample when it can be.
   const mismatches = new LeafMismatchMemo(family);
@@ -68,7 +76,8 @@ export function collectSamples(
 
   let material: WireSample[];
   try {
-    material = buildLeafMaterial(state.tree, family, request.maxSeqLen, mismatches);
+    const fields = performance.foldAsRuns === false ? plainLeafFields : runLeafFields;
+    material = buildLeafMaterial(state.tree, family, request.maxSeqLen, mismatches, fields);
   } catch (error) {
     if (error instanceof AssemblyError) throw plainError(422, error.message);
     throw internalServerError(error);

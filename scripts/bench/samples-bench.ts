@@ -3,7 +3,7 @@ import { promptIdsFromSnapshot } from '../../fakes/session/fast/prompt-ids-gette
 import { defaultPostprocess } from '../../fakes/session/hooks/default-postprocess.ts';
 import { dropRetries } from '../../fakes/session/hooks/drop-retries.ts';
 import { DEFAULT_PICKER_PATH, DEFAULT_POSTPROCESSOR_PATH } from '../../fakes/session/hooks/types.ts';
-import { collectSamples } from '../../fakes/session/samples-op.ts';
+import { collectSamples, type SamplesOpPerformance } from '../../fakes/session/samples-op.ts';
 import { SessionState } from '../../fakes/session/state.ts';
 import { addTurn } from '../../fakes/session/testing/build-tree.ts';
 import { MAX_NODES, type TrajectoryNode } from '../../fakes/session/tree.ts';
@@ -38,6 +38,8 @@ export interface SamplesBenchOptions {
    * always starts with an empty pool: `first_op_*`.
    */
   readonly reply: 'streamed' | 'reused-buffer' | 'fresh-buffer';
+  /** The op's speed switches (default the server's: the fold as runs; fakes/session/samples-op.ts). */
+  readonly performance?: SamplesOpPerformance;
 }
 
 export const DEFAULT_SAMPLES_BENCH: SamplesBenchOptions = {
@@ -151,7 +153,13 @@ export function benchSamplesOp(o: SamplesBenchOptions = DEFAULT_SAMPLES_BENCH): 
   for (let r = 0; r < o.repeats; r += 1) {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    const reply = collectSamples(state, family, hooks, { maxSeqLen: null, agentMetadata: { reward: 1 } });
+    const reply = collectSamples(
+      state,
+      family,
+      hooks,
+      { maxSeqLen: null, agentMetadata: { reward: 1 } },
+      o.performance,
+    );
     const t1 = performance.now();
     const c1 = process.cpuUsage();
     const t1c = performance.now();

@@ -7,7 +7,7 @@ import { promptIdsFromSnapshot } from '../fast/prompt-ids-getter.ts';
 import { defaultPostprocess } from '../hooks/default-postprocess.ts';
 import { dropRetries } from '../hooks/drop-retries.ts';
 import { DEFAULT_PICKER_PATH, DEFAULT_POSTPROCESSOR_PATH } from '../hooks/types.ts';
-import { collectSamples } from '../samples-op.ts';
+import { collectSamples, type SamplesOpPerformance } from '../samples-op.ts';
 import { SessionState } from '../state.ts';
 import type { TrajectoryNode } from '../tree.ts';
 import { decodeSamples, encodeSamples } from '../wire/codec.ts';
@@ -50,12 +50,13 @@ export interface ProbeOutcome {
 /**
  * `allocate`: where the reply is encoded (default a fresh buffer; the reply-buffer test passes reused,
  * dirtied ones); `encode`: the encoder itself (default `encodeSamples`; the stream test passes one that
- * streams through small chunks).
+ * streams through small chunks); `performance`: the op's speed switches (default the server's).
  */
 export function probeOutcome(
   seed: number,
   allocate?: Allocate,
   encode: (reply: SamplesReply, allocate?: Allocate) => Uint8Array = encodeSamples,
+  performance: SamplesOpPerformance = {},
 ): ProbeOutcome {
   const r = rng(seed);
   const model: TitoModel = r.chance(0.4) ? 'glm47' : 'default';
@@ -125,6 +126,7 @@ export function probeOutcome(
         postprocessorPath: DEFAULT_POSTPROCESSOR_PATH,
       },
       { maxSeqLen, agentMetadata },
+      performance,
     );
     const wire = encode(reply, allocate);
     hash.update(wire);

@@ -175,6 +175,40 @@ describe('truncation and the fold', () => {
     expect(() => mergeTurnSamples([same, shorter], decode)).toThrow('b.tokens must start with a.tokens');
   });
 
+  it('refuses, with Sample.validate’s texts, a turn whose lengths disagree (radixark/miles@31f1ca96 miles/utils/types.py)', () => {
+    const a = turn({ tokens: [1, 2, 10], response_length: 1 });
+    const b = turn({ tokens: [1, 2, 10, 5, 20, 21], response_length: 2 });
+    const refusal = (x: WireSample, y: WireSample) => thrown(() => mergeTurnSamples([x, y], decode)).message;
+    expect(refusal(a, { ...b, loss_mask: [1] })).toBe('loss_mask length (1) != response_length (2)');
+    expect(refusal({ ...a, rollout_log_probs: [0, 0] }, b)).toBe(
+      'rollout_log_probs length (2) != response_length (1)',
+    );
+    expect(refusal({ ...a, response_length: 4, loss_mask: null, rollout_log_probs: null }, b)).toBe(
+      'tokens length (3) must be >= response_length (4)',
+    );
+    // `a` is checked before `b`, and both before the prefix check.
+    expect(refusal({ ...a, loss_mask: [] }, { ...b, tokens: [9], loss_mask: [] })).toBe(
+      'loss_mask length (0) != response_length (1)',
+    );
+  });
+
+  it('refuses a replay tensor that shrinks from one turn to the next', () => {
+    const a = turn({
+      tokens: [1, 10],
+      response_length: 1,
+      rollout_routed_experts: { shape: [2], data: [3, 4] },
+    });
+    const b = turn({
+      tokens: [1, 10, 5, 20],
+      response_length: 1,
+      rollout_routed_experts: { shape: [1], data: [3] },
+    });
+    expect(thrown(() => mergeTurnSamples([a, b], decode))).toMatchObject({
+      name: 'AssemblyError',
+      message: '',
+    });
+  });
+
   it('treats a null mask as all ones and null log-probs as zeros', () => {
     const a = turn({ tokens: [1, 2, 10], response_length: 1, loss_mask: null, rollout_log_probs: null });
     const b = turn({

@@ -152,14 +152,15 @@ const mergeOracle = JSON.parse(
   vocabulary: string[];
   cases: Array<{
     name: string;
-    turns: Array<{ tokens: number[]; response: string; response_length: number }>;
+    turns: Array<{ tokens: number[]; response: string; response_length: number; per_token_lists: boolean }>;
     response: string;
     response_length: number;
     loss_mask: number[];
+    rollout_log_probs: number[];
   }>;
 };
 
-describe("merged response text, as Miles' merge_samples builds it", () => {
+describe("merged response text and per-token lists, as Miles' merge_samples builds them", () => {
   const toy = titoFamily('default');
   toy.tokenizer.encodeText(mergeOracle.vocabulary.join(' '));
   it.each(mergeOracle.cases)('$name', (c) => {
@@ -167,8 +168,11 @@ describe("merged response text, as Miles' merge_samples builds it", () => {
       tokens: t.tokens,
       response: t.response,
       response_length: t.response_length,
-      loss_mask: t.tokens.slice(t.tokens.length - t.response_length).map(() => 1),
-      rollout_log_probs: t.tokens.slice(t.tokens.length - t.response_length).map(() => -0.5),
+      // A turn without its per-token lists has them filled in by Miles' `_fill_defaults`.
+      loss_mask: t.per_token_lists ? t.tokens.slice(t.tokens.length - t.response_length).map(() => 1) : null,
+      rollout_log_probs: t.per_token_lists
+        ? t.tokens.slice(t.tokens.length - t.response_length).map(() => -0.5)
+        : null,
       rollout_routed_experts: null,
       rollout_indexer_topk: null,
       status: 'completed',
@@ -181,5 +185,6 @@ describe("merged response text, as Miles' merge_samples builds it", () => {
     expect(merged.response).toBe(c.response);
     expect(merged.response_length).toBe(c.response_length);
     expect(merged.loss_mask).toEqual(c.loss_mask);
+    expect(merged.rollout_log_probs).toEqual(c.rollout_log_probs);
   });
 });

@@ -276,24 +276,46 @@ function lifecycleList(metadata: Record<string, unknown>): unknown[] {
 }
 
 /**
- * The length `_fill_defaults` gives a missing `loss_mask`: that of `tokens[-response_length:]` (all the
- * tokens when `response_length` is 0, as in Python). A missing `rollout_log_probs` is zeros as long as
- * the mask.
+ * The length `_fill_defaults` gives a missing `loss_mask` (ones) or `rollout_log_probs` (zeros):
+ * `response_length` (radixark/miles@31f1ca96 miles/rollout/generate_utils/sample_utils.py).
  */
-export function defaultMaskLength(s: TurnSample): number {
-  const n = tokenCount(s);
-  return s.response_length === 0 ? n : Math.min(s.response_length, n);
+export function defaultPerTokenLength(s: TurnSample): number {
+  return s.response_length;
+}
+
+/** `Sample.validate`'s length checks (radixark/miles@31f1ca96 miles/utils/types.py), in its order. */
+function validate(s: TurnSample): void {
+  const n = s.response_length;
+  assert(n >= 0, () => `response_length must be >= 0, got ${n}`);
+  const total = tokenCount(s);
+  assert(total >= n, () => `tokens length (${total}) must be >= response_length (${n})`);
+  const mask = s.loss_mask;
+  if (mask !== null)
+    assert(mask.length === n, () => `loss_mask length (${mask.length}) != response_length (${n})`);
+  const probs = s.rollout_log_probs;
+  if (probs !== null)
+    assert(probs.length === n, () => `rollout_log_probs length (${probs.length}) != response_length (${n})`);
 }
 
 /**
- * `_merge_sample_pair`'s checks (radixark/miles@31f1ca96 miles/rollout/generate_utils/sample_utils.py):
- * `b.tokens` must start with `a.tokens`, and the observation between them must not be empty. Returns
- * `obs_len`.
+ * `_merge_sample_pair`'s checks (radixark/miles@31f1ca96 miles/rollout/generate_utils/sample_utils.py),
+ * in its order: both samples valid, `b.tokens` starting with `a.tokens`, a non-empty observation between
+ * them, and `b`'s replay tensors at least as long as `a`'s. Returns `obs_len`. (Its prompt check always
+ * holds here: a session sample's `prompt` is the default empty string.)
  */
 export function checkPair(a: TurnSample, b: TurnSample): number {
   const obsLen = tokenCount(b) - tokenCount(a) - b.response_length;
+  validate(a);
+  validate(b);
   assert(startsWith(b, a), () => 'b.tokens must start with a.tokens');
   assert(obsLen > 0, () => `obs_len must be > 0, got ${obsLen}`);
+  for (const field of ['rollout_routed_experts', 'rollout_indexer_topk'] as const) {
+    const [x, y] = [a[field], b[field]];
+    if (x === null) continue;
+    assert(y !== null, () => `cannot merge: a has ${field} but b does not`);
+    // A bare `assert` in Miles: its message is empty.
+    assert((x.shape[0] ?? 0) <= (y.shape[0] ?? 0), () => '');
+  }
   return obsLen;
 }
 
@@ -346,10 +368,11 @@ function mergeSamplePair(a: TurnSample, b: TurnSample, decode: Decoder): TurnSam
   const obsLen = checkPair(a, b);
   const aLen = tokenCount(a);
   const obsText = decode(sliceTokens(b, aLen, aLen + obsLen));
-  const aMask = a.loss_mask ?? ones(defaultMaskLength(a));
-  const bMask = b.loss_mask ?? ones(defaultMaskLength(b));
-  const aProbs = a.rollout_log_probs ?? zeros(aMask.length);
-  const bProbs = b.rollout_log_probs ?? zeros(bMask.length);
+  // `_fill_defaults`: a missing list is ones (mask) or zeros (log-probs) over the response.
+  const aMask = a.loss_mask ?? ones(defaultPerTokenLength(a));
+  const bMask = b.loss_mask ?? ones(defaultPerTokenLength(b));
+  const aProbs = a.rollout_log_probs ?? zeros(defaultPerTokenLength(a));
+  const bProbs = b.rollout_log_probs ?? zeros(defaultPerTokenLength(b));
   return mergedSample(a, b, obsLen, obsText, {
     loss_mask: aMask.concat(zeros(obsLen), bMask),
     rollout_log_probs: aProbs.concat(zeros(obsLen), bProbs),

@@ -178,10 +178,15 @@ def main(argv):
         for name, e, a in mismatch_cases(tokenizer)
     ]
 
-    def turn(tokens, response_length, status=Sample.Status.COMPLETED):
+    def turn(tokens, response_length, status=Sample.Status.COMPLETED, per_token=True):
         output = tokens[len(tokens) - response_length :]
         return Sample(tokens=tokens, response=tokenizer.decode(output), response_length=response_length,
-                      loss_mask=[1] * response_length, rollout_log_probs=[-0.5] * response_length, status=status)
+                      loss_mask=[1] * response_length if per_token else None,
+                      rollout_log_probs=[-0.5] * response_length if per_token else None, status=status)
+
+    def bare(tokens, response_length):
+        """A turn without its per-token lists: `_merge_sample_pair` fills them in (`_fill_defaults`)."""
+        return turn(tokens, response_length, per_token=False)
 
     first = [1, *words("run ls"), 3, *words("ok done"), 5]
     second = [*first, 4, *words("tool output"), 3, *words("summary"), 5]
@@ -190,11 +195,16 @@ def main(argv):
     for name, turns in [
         ("two-turns", [turn(first, 3), turn(second, 2)]),
         ("three-turns-empty-last", [turn(first, 3), turn(second, 2), turn(third, 0)]),
+        ("without-per-token-lists", [bare(first, 3), bare(second, 2)]),
+        ("without-per-token-lists-empty-first", [bare(first, 0), turn(second, 2)]),
+        ("without-per-token-lists-empty-last", [turn(first, 3), bare(second, 2), bare(third, 0)]),
     ]:
-        inputs = [{"tokens": s.tokens, "response": s.response, "response_length": s.response_length} for s in turns]
+        inputs = [{"tokens": s.tokens, "response": s.response, "response_length": s.response_length,
+                   "per_token_lists": s.loss_mask is not None} for s in turns]
         merged = merge_samples(turns, tokenizer)
         merge.append({"name": name, "turns": inputs, "response": merged.response,
-                      "response_length": merged.response_length, "loss_mask": merged.loss_mask})
+                      "response_length": merged.response_length, "loss_mask": merged.loss_mask,
+                      "rollout_log_probs": merged.rollout_log_probs})
     header = {"miles_commit": commit, "vocabulary": WORDS}
     (out / "mismatch.json").write_text(
         json.dumps({**header, "produced_by": "Miles' TokenSeqComparator (default family: no assistant start, "

@@ -1,4 +1,4 @@
-import { checkPair, defaultMaskLength, mergedSample, mergeSamples } from '../assembly.ts';
+import { checkPair, defaultPerTokenLength, mergedSample, mergeSamples } from '../assembly.ts';
 import { type Decoder, type TurnSample, tokenCount, tokenRuns } from '../turn-sample.ts';
 import { type NumberRun, runLength } from './number-runs.ts';
 
@@ -44,12 +44,12 @@ export function reusingDecoder(decode: Decoder): SliceDecoder {
 /** `xs` as a whole-array run. */
 const whole = (xs: readonly number[]): NumberRun => ({ data: xs, from: 0, to: xs.length });
 
-/** A turn's mask and log-prob runs, `_fill_defaults` applied (`defaultMaskLength`). */
+/** A turn's mask and log-prob runs, `_fill_defaults` applied (`defaultPerTokenLength`). */
 function turnRuns(s: TurnSample): { mask: NumberRun; logprobs: NumberRun } {
-  const mask: NumberRun = s.loss_mask ? whole(s.loss_mask) : { fill: 1, count: defaultMaskLength(s) };
+  const mask: NumberRun = s.loss_mask ? whole(s.loss_mask) : { fill: 1, count: defaultPerTokenLength(s) };
   const logprobs: NumberRun = s.rollout_log_probs
     ? whole(s.rollout_log_probs)
-    : { fill: 0, count: runLength(mask) };
+    : { fill: 0, count: defaultPerTokenLength(s) };
   return { mask, logprobs };
 }
 

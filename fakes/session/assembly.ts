@@ -1,7 +1,6 @@
 import { isJsonObject } from '../../common/python-json.ts';
 import type { SampleStatus, WireSample } from '../../contracts/wire-sample.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
-import { promptSource } from './fast/prompt-ids-getter.ts';
 import { LeafMismatchMemo } from './mismatch.ts';
 import type { SessionRecord } from './record.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
@@ -10,7 +9,6 @@ import { pathNodes } from './tree.ts';
 import {
   type Decoder,
   type Head,
-  SnapshotPrefix,
   sliceTokens,
   startsWith,
   stripLastOutputTokens,
@@ -107,16 +105,16 @@ function intOr0(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
 
-/**
- * The record's `request.input_ids`: read in place from the node's snapshot when it is the chat route's
- * getter (no copy of the prompt), the plain value otherwise; null when it is not a list.
- */
-function promptIds(record: SessionRecord): Head | null {
-  const source = promptSource(record.request);
-  if (source !== null) return new SnapshotPrefix(source.snapshot, source.length);
+/** `record.request["input_ids"]`, the prompt the record was sent with; null when it is not a list. */
+export function plainPromptIds(record: SessionRecord): Head | null {
   const prompt = record.request.input_ids;
   return Array.isArray(prompt) ? (prompt as number[]) : null;
 }
+
+/** What reading a record takes: its prompt ids and a fresh mask of ones (`LeafTokenFields`). */
+type RecordReading = Pick<LeafTokenFields, 'ones' | 'prompt'>;
+
+const plainReading: RecordReading = { ones, prompt: plainPromptIds };
 
 /** The leaf's snapshot (the server's path) or a plain list (the exported per-turn function). */
 type Accumulated = TokenSnapshot | readonly number[];
@@ -146,11 +144,11 @@ function sampleFromRecord(
   turn: number,
   trimCount: number,
   decode: Decoder,
-  onesOf: (n: number) => number[],
+  reading: RecordReading,
 ): TurnSample {
   const choice = firstChoice(record);
   const meta = metaInfo(choice);
-  const prompt = promptIds(record);
+  const prompt = reading.prompt(record);
   if (prompt === null) {
     throw new AssemblyError('input_ids not found in request — the session server should populate it');
   }
@@ -161,7 +159,7 @@ function sampleFromRecord(
     // A trim re-decodes the kept part below: decode once, whichever applies.
     response: trimCount > 0 ? '' : decode(outputIds),
     response_length: outputIds.length,
-    loss_mask: onesOf(outputIds.length),
+    loss_mask: reading.ones(outputIds.length),
     rollout_log_probs: output.logprobs,
     rollout_routed_experts: null,
     rollout_indexer_topk: null,
@@ -208,13 +206,13 @@ function computeTurnPieces(
   accumulated: Accumulated,
   maxTrimTokens: number,
   decode: Decoder,
-  onesOf: (n: number) => number[] = ones,
+  reading: RecordReading = plainReading,
 ): TurnSample[] {
   const samples: TurnSample[] = [];
   let cursor = 0;
   records.forEach((record, i) => {
     const isLast = i === records.length - 1;
-    const prompt = promptIds(record);
+    const prompt = reading.prompt(record);
     const output = outputTokens(record);
     const outputIds = output.ids;
     cursor = prompt === null ? 0 : prompt.length;
@@ -228,7 +226,7 @@ function computeTurnPieces(
     );
     cursor += matched;
     samples.push(
-      sampleFromRecord(record, output, i > 0 ? records[i - 1]! : null, i + 1, trimCount, decode, onesOf),
+      sampleFromRecord(record, output, i > 0 ? records[i - 1]! : null, i + 1, trimCount, decode, reading),
     );
   });
   assert(
@@ -418,6 +416,8 @@ export function mergeTurnSamples(samples: readonly WireSample[], decode: Decoder
 export interface LeafTokenFields {
   /** `[1] * n`: a record's `loss_mask`. */
   ones(n: number): number[];
+  /** `record.request["input_ids"]` (null when it is not a list): the head of the record's tokens. */
+  prompt(record: SessionRecord): Head | null;
   /** `merge_samples` over a leaf's turns, as the wire sample the hooks get. */
   fold(turns: readonly TurnSample[]): WireSample;
   /** Sets `metadata.accumulated_token_ids` to `list(leaf.token_ids)`, in its key position. */
@@ -428,7 +428,7 @@ export type LeafTokenFieldsFor = (decode: Decoder) => LeafTokenFields;
 
 /** Miles' plain lists: fresh ones per record, `merge_samples` by concatenation, a copy of the leaf's ids. */
 export const plainLeafFields: LeafTokenFieldsFor = (decode) => ({
-  ones,
+  ...plainReading,
   fold: (turns) => toWireSample(mergeSamples(turns, (a, b) => mergeSamplePair(a, b, decode))),
   setAccumulatedIds: (metadata, leaf) => {
     metadata.accumulated_token_ids = leaf.tokens.toArray();
@@ -459,11 +459,10 @@ export function buildLeafMaterial(
 ): WireSample[] {
   const decode: Decoder = (ids) => family.tokenizer.decode(ids);
   const fields = fieldsFor(decode);
-  const onesOf = (n: number) => fields.ones(n);
   const out: WireSample[] = [];
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);
-    let turns = computeTurnPieces(records, leaf.tokens, family.maxTrimTokens, decode, onesOf);
+    let turns = computeTurnPieces(records, leaf.tokens, family.maxTrimTokens, decode, fields);
     if (maxSeqLen !== null) turns = truncatePieces(turns, maxSeqLen, decode);
     if (turns.length === 0) continue;
     const sample = fields.fold(turns);

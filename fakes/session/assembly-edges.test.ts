@@ -4,6 +4,7 @@ import { titoFamily } from '../tokenizer/tito.ts';
 import {
   AssemblyError,
   buildLeafMaterial,
+  checkPair,
   computeTurnSamples,
   mergeTurnSamples,
   truncateByTotalTokens,
@@ -11,6 +12,7 @@ import {
 import type { SessionRecord } from './record.ts';
 import { addTurn } from './testing/build-tree.ts';
 import { SessionTree } from './tree.ts';
+import { toTurnSample } from './turn-sample.ts';
 
 /**
  * The edges of per-leaf assembly (radixark/miles@31f1ca96 miles/rollout/session/v2/utils.py
@@ -190,6 +192,26 @@ describe('truncation and the fold', () => {
     expect(refusal({ ...a, loss_mask: [] }, { ...b, tokens: [9], loss_mask: [] })).toBe(
       'loss_mask length (0) != response_length (1)',
     );
+    const negative = { ...a, response_length: -1, loss_mask: null, rollout_log_probs: null };
+    expect(refusal(negative, b)).toBe('response_length must be >= 0, got -1');
+    // A turn that is all response (no prompt) is valid: tokens as long as response_length.
+    const promptless = turn({ tokens: [10], response_length: 1 });
+    expect(
+      mergeTurnSamples([promptless, turn({ tokens: [10, 5, 20], response_length: 1 })], decode),
+    ).toMatchObject({
+      tokens: [10, 5, 20],
+      loss_mask: [1, 0, 1],
+    });
+  });
+
+  it('refuses, as _merge_sample_pair does, a pair whose later turn lacks a replay tensor (the fold stops before it)', () => {
+    const experts = { shape: [1], data: [3] };
+    const a = toTurnSample(turn({ tokens: [1, 10], response_length: 1, rollout_indexer_topk: experts }));
+    const b = toTurnSample(turn({ tokens: [1, 10, 5, 20], response_length: 1 }));
+    expect(thrown(() => checkPair(a, b))).toMatchObject({
+      name: 'AssemblyError',
+      message: 'cannot merge: a has rollout_indexer_topk but b does not',
+    });
   });
 
   it('refuses a replay tensor that shrinks from one turn to the next', () => {

@@ -100,6 +100,6 @@ export function table(result: Comparison): string {
     ['metric (median of rounds)', ...names],
     ...result.metrics.map((m) => [m.label, ...cells(m)]),
   ];
-  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
+  const widths = rows[0]!.map((_, col) => rows.reduce((most, r) => Math.max(most, r[col]!.length), 0));
   return rows.map((r) => r.map((c, col) => c.padEnd(widths[col]!)).join('  ')).join('\n');
 }

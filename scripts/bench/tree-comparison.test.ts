@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { compare, median } from './tree-comparison.ts';
+import { compare, median, table } from './tree-comparison.ts';
 
 const metrics = [
   { label: 'cpu', path: ['a', 'cpu'] },
@@ -47,6 +47,21 @@ describe('bench:compare arithmetic', () => {
     expect(cpu!.trees).toEqual([
       { name: 'before', values: [], median: null, ratio: null },
       { name: 'after', values: [4, 8], median: 6, ratio: null },
+    ]);
+  });
+
+  it('prints one row per metric under a header of tree names, the ratio beside each later tree', () => {
+    const runs = new Map<string, unknown[]>([
+      ['before', [run(10, 4)]],
+      ['after', [{ a: { cpu: 5 } }]],
+    ]);
+    const rows = table(compare('quick', metrics, trees, runs, 1))
+      .split('\n')
+      .map((line) => line.split(/\s{2,}/));
+    expect(rows).toEqual([
+      ['metric (median of rounds)', 'before', 'after'],
+      ['cpu', '10', '5 (x0.50)'],
+      ['first step', '4', 'n/a'],
     ]);
   });
 

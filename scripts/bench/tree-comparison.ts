@@ -101,5 +101,12 @@ export function table(result: Comparison): string {
     ...result.metrics.map((m) => [m.label, ...cells(m)]),
   ];
   const widths = rows[0]!.map((_, col) => rows.reduce((most, r) => Math.max(most, r[col]!.length), 0));
-  return rows.map((r) => r.map((c, col) => c.padEnd(widths[col]!)).join('  ')).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, col) => c.padEnd(widths[col]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

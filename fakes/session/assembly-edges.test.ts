@@ -11,6 +11,7 @@ import {
 } from './assembly.ts';
 import type { SessionRecord } from './record.ts';
 import { addTurn } from './testing/build-tree.ts';
+import { turnWireSample } from './testing/turn-wire-sample.ts';
 import { SessionTree } from './tree.ts';
 import { toTurnSample } from './turn-sample.ts';
 
@@ -24,21 +25,7 @@ import { toTurnSample } from './turn-sample.ts';
 const family = titoFamily('default');
 const decode = (ids: readonly number[]) => ids.join(',');
 
-function turn(overrides: Partial<WireSample> & Pick<WireSample, 'tokens' | 'response_length'>): WireSample {
-  return {
-    response: '',
-    loss_mask: new Array<number>(overrides.response_length).fill(1),
-    rollout_log_probs: new Array<number>(overrides.response_length).fill(-0.5),
-    rollout_routed_experts: null,
-    rollout_indexer_topk: null,
-    status: 'completed',
-    weight_versions: [],
-    prefix_cache_info: { cached_tokens: 0, total_prompt_tokens: 0 },
-    metadata: {},
-    reward: null,
-    ...overrides,
-  };
-}
+const turn = turnWireSample;
 
 function record(response: Record<string, unknown>, request: Record<string, unknown> = { input_ids: [1, 2] }) {
   return {

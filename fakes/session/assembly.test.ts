@@ -4,6 +4,7 @@ import type { WireSample } from '../../contracts/wire-sample.ts';
 import { titoFamily } from '../tokenizer/tito.ts';
 import { AssemblyError, buildLeafMaterial, computeTurnSamples, mergeTurnSamples } from './assembly.ts';
 import { addTurn } from './testing/build-tree.ts';
+import { turnWireSample } from './testing/turn-wire-sample.ts';
 import { SessionTree } from './tree.ts';
 
 // Fixtures from Miles' tests/fast/router/test_session_samples_op_v2.py and
@@ -164,23 +165,15 @@ describe("merged response text and per-token lists, as Miles' merge_samples buil
   const toy = titoFamily('default');
   toy.tokenizer.encodeText(mergeOracle.vocabulary.join(' '));
   it.each(mergeOracle.cases)('$name', (c) => {
-    const turns: WireSample[] = c.turns.map((t) => ({
-      tokens: t.tokens,
-      response: t.response,
-      response_length: t.response_length,
-      // A turn without its per-token lists has them filled in by Miles' `_fill_defaults`.
-      loss_mask: t.per_token_lists ? t.tokens.slice(t.tokens.length - t.response_length).map(() => 1) : null,
-      rollout_log_probs: t.per_token_lists
-        ? t.tokens.slice(t.tokens.length - t.response_length).map(() => -0.5)
-        : null,
-      rollout_routed_experts: null,
-      rollout_indexer_topk: null,
-      status: 'completed',
-      weight_versions: [],
-      prefix_cache_info: { cached_tokens: 0, total_prompt_tokens: 0 },
-      metadata: {},
-      reward: null,
-    }));
+    const turns: WireSample[] = c.turns.map((t) =>
+      turnWireSample({
+        tokens: t.tokens,
+        response: t.response,
+        response_length: t.response_length,
+        // A turn without its per-token lists has them filled in by Miles' `_fill_defaults`.
+        ...(t.per_token_lists ? {} : { loss_mask: null, rollout_log_probs: null }),
+      }),
+    );
     const merged = mergeTurnSamples(turns, (ids) => toy.tokenizer.decode(ids));
     expect(merged.response).toBe(c.response);
     expect(merged.response_length).toBe(c.response_length);

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WireSample } from '../../../contracts/wire-sample.ts';
 import { mergeTurnSamples } from '../assembly.ts';
+import { turnWireSample } from '../testing/turn-wire-sample.ts';
 import { toTurnSample } from '../turn-sample.ts';
 import { deferredWireSample } from './deferred-leaf.ts';
 import { foldAsRuns, reusingDecoder } from './run-fold.ts';
@@ -27,20 +28,15 @@ const chains = fc
     let tokens: number[] = [];
     for (const { observation, response, lists } of steps) {
       tokens = [...tokens, ...observation, ...response];
-      turns.push({
-        tokens,
-        response: decode(response),
-        response_length: response.length,
-        loss_mask: lists ? response.map(() => 1) : null,
-        rollout_log_probs: lists ? response.map((_, k) => -0.25 * (k + 1)) : null,
-        rollout_routed_experts: null,
-        rollout_indexer_topk: null,
-        status: 'completed',
-        weight_versions: [],
-        prefix_cache_info: { cached_tokens: 0, total_prompt_tokens: 0 },
-        metadata: {},
-        reward: null,
-      });
+      turns.push(
+        turnWireSample({
+          tokens,
+          response: decode(response),
+          response_length: response.length,
+          loss_mask: lists ? response.map(() => 1) : null,
+          rollout_log_probs: lists ? response.map((_, k) => -0.25 * (k + 1)) : null,
+        }),
+      );
     }
     return turns;
   });

@@ -88,9 +88,14 @@ export function flagHelp(flags: FlagSet, others: readonly (readonly [string, str
     .join('\n');
 }
 
-/** The usage line: every flag in declaration order, wrapped under the command name. */
-function synopsis(command: string, flags: FlagSet, operands: string | undefined): string {
-  const lead = `usage: harness ${command}`;
+/** How a command is run, as its usage line and hints spell it: `harness <command>` unless it says. */
+function invocationOf(spec: { readonly command: string; readonly invocation?: string }): string {
+  return spec.invocation ?? `harness ${spec.command}`;
+}
+
+/** The usage line: every flag in declaration order, wrapped under the invocation. */
+function synopsis(invocation: string, flags: FlagSet, operands: string | undefined): string {
+  const lead = `usage: ${invocation}`;
   const words = Object.entries(flags).map(
     ([name, flag]) =>
       `[--${name}${flag.meta === undefined ? '' : ` ${flag.meta}`}]${flag.multiple === true ? '...' : ''}`,
@@ -115,6 +120,8 @@ function synopsis(command: string, flags: FlagSet, operands: string | undefined)
  */
 export function commandHelp(spec: {
   readonly command: string;
+  /** How it is run when not as `harness <command>` (a script: `npm run bench --`). */
+  readonly invocation?: string;
   readonly flags: FlagSet;
   readonly about: string;
   /** Operands after the flags, as the usage line shows them (`FILE...`). */
@@ -122,7 +129,7 @@ export function commandHelp(spec: {
   readonly footer?: string;
 }): string {
   const parts = [
-    synopsis(spec.command, spec.flags, spec.operands),
+    synopsis(invocationOf(spec), spec.flags, spec.operands),
     spec.about.trimEnd(),
     flagHelp(spec.flags),
   ];
@@ -166,6 +173,8 @@ export interface ParsedFlags<F extends FlagSet> {
 /** A command's flags and what its help says around them. */
 export interface CommandSpec<F extends FlagSet> {
   readonly command: string;
+  /** How it is run when not as `harness <command>` (a script: `npm run bench --`). */
+  readonly invocation?: string;
   readonly flags: F;
   readonly about: string;
   /** Operands after the flags, as the usage line shows them (`FILE...`); without it none are taken. */
@@ -194,7 +203,7 @@ export function parseFlags<F extends FlagSet>(
       allowPositionals: true,
       tokens: true,
     },
-    { command: spec.command },
+    { command: spec.command, invocation: invocationOf(spec) },
   );
   const read: Record<string, unknown> = { ...parsed.values };
   if (read.help === true) {
@@ -214,7 +223,7 @@ export function parseFlags<F extends FlagSet>(
     else
       throw new HarnessError(
         'usage.unexpected_argument',
-        `${spec.command}: unexpected argument '${token.value}'; expected options only (harness ${spec.command} --help)`,
+        `${spec.command}: unexpected argument '${token.value}'; expected options only (${invocationOf(spec)} --help)`,
         { details: { command: spec.command, argument: token.value } },
       );
   }

@@ -64,7 +64,7 @@ function describe(nodeCode: string, message: string, hint: string): string {
  */
 export function parseCliArgs<T extends ParseArgsConfig>(
   config: T,
-  context: { command?: string } = {},
+  context: { command?: string; invocation?: string } = {},
 ): ReturnType<typeof parseArgs<T>> {
   const args = config.args === undefined ? undefined : joinNegativeValues(config.args, config.options);
   try {
@@ -74,7 +74,8 @@ export function parseCliArgs<T extends ParseArgsConfig>(
     const code = USAGE_CODES[nodeCode];
     if (code === undefined) throw error;
     const prefix = context.command ? `${context.command}: ` : '';
-    const hint = context.command ? `harness ${context.command} --help` : '--help';
+    const run = context.invocation ?? (context.command ? `harness ${context.command}` : undefined);
+    const hint = run === undefined ? '--help' : `${run} --help`;
     throw new HarnessError(code, `${prefix}${describe(nodeCode, (error as Error).message, hint)}`, {
       cause: error,
       ...(context.command ? { details: { command: context.command } } : {}),

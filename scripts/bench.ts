@@ -2,7 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { parseCliArgs } from '../common/parse-args.ts';
+import { parseFlags, switchFlag, valueFlag } from '../common/cli-flags.ts';
+import { HarnessError } from '../common/errors.ts';
+import { EXIT } from '../common/exit-codes.ts';
 import { benchAttachPoint, DEFAULT_TREE_SIZES } from './bench/attach-bench.ts';
 import { benchChat } from './bench/chat-bench.ts';
 import { machineInfo } from './bench/machine.ts';
@@ -26,27 +28,6 @@ import { benchSamplesOp, DEFAULT_SAMPLES_BENCH } from './bench/samples-bench.ts'
  * one JSON object (format harness-bench/2) on stdout; progress always goes to stderr.
  */
 
-const HELP = `usage: npm run bench -- [--quick] [--json] [--out FILE] [size options]
-
-  --quick               reduced run (16 sessions x 20 turns, contexts 1k/4k, a 256-node samples tree,
-                        an 8 x 20 x 8k step, 5 heap steps, 3 replay steps, no npm test), nothing written
-  --json                print exactly one JSON object on stdout (progress goes to stderr)
-  --out FILE            also write the result here (full runs default to benchmarks/results/latest.json)
-  --sessions N          chat benchmark sessions [full 32, quick 16]
-  --turns N             chat benchmark turns per session [full 50, quick 20]
-  --tree-sizes A,B,...  attach-point tree sizes in nodes, each at most 1024 [16,64,256,1024]
-  --searches N          attach-point searches per size and repeat [full 20000, quick 5000]
-  --replay-steps K      steps of the replay memory run, 0 to skip it [full 20, quick 3]
-  --replay-batch N      replay --rollout-batch-size [the recipe's 4]
-  --replay-samples M    replay --n-samples-per-prompt [the recipe's 8]
-  --contexts A,B,...    chat context sizes in tokens [full 1024,4096,16384,32768, quick 1024,4096]
-  --samples-tree C,T,K  samples op tree: C chains of T turns of K tokens [full 64,16,2048, quick 16,16,2048]
-  --step R,T,C          realistic step: R rollouts, T turns, contexts to C tokens [full 32,50,32768, quick 8,20,8192]
-  --heap-step R,T,C     the step profile of the live-heap run [full 8,25,8192, quick 4,10,4096]
-  --heap-steps N        steps of the live-heap run [full 20, quick 5]
-  --no-npm-test         skip the npm test timing in a full run
-`;
-
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LATEST = resolve(ROOT, 'benchmarks/results/latest.json');
 
@@ -56,74 +37,84 @@ const TripleSchema = z
   .string()
   .transform((s) => s.split(',').map(Number))
   .pipe(z.tuple([z.number().int().positive(), z.number().int().positive(), z.number().int().positive()]));
-const OptionsSchema = z.object({
-  quick: z.boolean().default(false),
-  json: z.boolean().default(false),
-  out: z.string().min(1).optional(),
-  sessions: Count.optional(),
-  turns: Count.optional(),
-  'tree-sizes': z
+/** `A,B,...`: positive integers up to `max`. */
+const listOf = (max: number) =>
+  z
     .string()
     .transform((s) => s.split(',').map(Number))
-    .pipe(z.array(z.number().int().min(1).max(1024)).min(1))
-    .optional(),
-  searches: Count.optional(),
-  'replay-steps': z.coerce.number().int().min(0).optional(),
-  'replay-batch': Count.optional(),
-  'replay-samples': Count.optional(),
-  'no-npm-test': z.boolean().default(false),
-  'heap-steps': Count.optional(),
-  contexts: z
-    .string()
-    .transform((s) => s.split(',').map(Number))
-    .pipe(z.array(z.number().int().min(1).max(65_536)))
-    .optional(),
-  'samples-tree': TripleSchema.optional(),
-  step: TripleSchema.optional(),
-  'heap-step': TripleSchema.optional(),
-  help: z.boolean().default(false),
-});
+    .pipe(z.array(z.number().int().min(1).max(max)).min(1));
+
+const FLAGS = {
+  quick: switchFlag(
+    'reduced run (16 sessions x 20 turns, contexts 1k/4k, a 256-node samples tree,\nan 8 x 20 x 8k step, 5 heap steps, 3 replay steps, no npm test), nothing written',
+  ),
+  json: switchFlag('print exactly one JSON object on stdout (progress goes to stderr)'),
+  out: valueFlag(
+    'FILE',
+    z.string().min(1).optional(),
+    'also write the result here (full runs default to benchmarks/results/latest.json)',
+  ),
+  sessions: valueFlag('N', Count.optional(), 'chat benchmark sessions [full 32, quick 16]'),
+  turns: valueFlag('N', Count.optional(), 'chat benchmark turns per session [full 50, quick 20]'),
+  'tree-sizes': valueFlag(
+    'A,B,...',
+    listOf(1024).optional(),
+    'attach-point tree sizes in nodes, each at most 1024 [16,64,256,1024]',
+  ),
+  searches: valueFlag(
+    'N',
+    Count.optional(),
+    'attach-point searches per size and repeat [full 20000, quick 5000]',
+  ),
+  'replay-steps': valueFlag(
+    'K',
+    z.coerce.number().int().min(0).optional(),
+    'steps of the replay memory run, 0 to skip it [full 20, quick 3]',
+  ),
+  'replay-batch': valueFlag('N', Count.optional(), "replay --rollout-batch-size [the recipe's 4]"),
+  'replay-samples': valueFlag('M', Count.optional(), "replay --n-samples-per-prompt [the recipe's 8]"),
+  contexts: valueFlag(
+    'A,B,...',
+    listOf(65_536).optional(),
+    'chat context sizes in tokens [full 1024,4096,16384,32768, quick 1024,4096]',
+  ),
+  'samples-tree': valueFlag(
+    'C,T,K',
+    TripleSchema.optional(),
+    'samples op tree: C chains of T turns of K tokens [full 64,16,2048, quick 16,16,2048]',
+  ),
+  step: valueFlag(
+    'R,T,C',
+    TripleSchema.optional(),
+    'realistic step: R rollouts, T turns, contexts to C tokens [full 32,50,32768, quick 8,20,8192]',
+  ),
+  'heap-step': valueFlag(
+    'R,T,C',
+    TripleSchema.optional(),
+    'the step profile of the live-heap run [full 8,25,8192, quick 4,10,4096]',
+  ),
+  'heap-steps': valueFlag('N', Count.optional(), 'steps of the live-heap run [full 20, quick 5]'),
+  'no-npm-test': switchFlag('skip the npm test timing in a full run'),
+};
+
+const SPEC = {
+  command: 'bench',
+  invocation: 'npm run bench --',
+  flags: FLAGS,
+  about: "The harness's benchmarks (benchmarks/README.md); progress on stderr.",
+};
 
 async function run(argv: readonly string[]): Promise<number> {
-  const { values } = parseCliArgs(
-    {
-      args: [...argv],
-      options: {
-        quick: { type: 'boolean' },
-        json: { type: 'boolean' },
-        out: { type: 'string' },
-        sessions: { type: 'string' },
-        turns: { type: 'string' },
-        'tree-sizes': { type: 'string' },
-        searches: { type: 'string' },
-        'replay-steps': { type: 'string' },
-        'replay-batch': { type: 'string' },
-        'replay-samples': { type: 'string' },
-        'no-npm-test': { type: 'boolean' },
-        'heap-steps': { type: 'string' },
-        contexts: { type: 'string' },
-        'samples-tree': { type: 'string' },
-        step: { type: 'string' },
-        'heap-step': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    },
-    { command: 'bench' },
-  );
-  const parsed = OptionsSchema.safeParse(values);
-  if (!parsed.success) {
-    process.stderr.write(
-      `bench: ${parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ')}\n`,
-    );
-    return 2;
+  let parsed: ReturnType<typeof parseFlags<typeof FLAGS>>;
+  try {
+    parsed = parseFlags(argv, SPEC, process);
+  } catch (error) {
+    if (!(error instanceof HarnessError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return EXIT.usage;
   }
-  const o = parsed.data;
-  if (o.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
+  if (parsed === undefined) return EXIT.ok;
+  const o = parsed.values;
   const quick = o.quick;
   const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
   const startedAt = new Date();
@@ -144,7 +135,7 @@ async function run(argv: readonly string[]): Promise<number> {
     contextTurns: quick ? 4 : 6,
   });
 
-  const tree = o['samples-tree'];
+  const tree = o.samples_tree;
   const samplesOptions =
     tree !== undefined
       ? {
@@ -168,28 +159,28 @@ async function run(argv: readonly string[]): Promise<number> {
     contextTokens: t[2],
   });
   const step = profile(o.step ?? (quick ? [8, 20, 8192] : [32, 50, 32_768]));
-  const heapProfile = profile(o['heap-step'] ?? (quick ? [4, 10, 4096] : [8, 25, 8192]));
-  const heapSteps = o['heap-steps'] ?? (quick ? 5 : 20);
+  const heapProfile = profile(o.heap_step ?? (quick ? [4, 10, 4096] : [8, 25, 8192]));
+  const heapSteps = o.heap_steps ?? (quick ? 5 : 20);
   progress(
     `realistic step: ${step.rollouts} rollouts x ${step.turns} turns to ${step.contextTokens} tokens; then ${heapSteps} steps of ${heapProfile.rollouts} x ${heapProfile.turns} to ${heapProfile.contextTokens} for the heap`,
   );
   const realistic = await benchRealistic(step, heapProfile, heapSteps);
 
-  const sizes = o['tree-sizes'] ?? [...DEFAULT_TREE_SIZES];
+  const sizes = o.tree_sizes ?? [...DEFAULT_TREE_SIZES];
   const searches = o.searches ?? (quick ? 5_000 : 20_000);
   progress(`attach point: trees of ${sizes.join(', ')} nodes, ${searches} searches each`);
   const attach = benchAttachPoint(sizes, searches);
 
-  const replaySteps = o['replay-steps'] ?? (quick ? 3 : 20);
+  const replaySteps = o.replay_steps ?? (quick ? 3 : 20);
   progress(`replay: one default step, then ${replaySteps} steps in one run`);
   const replay = await benchReplay({
     consecutiveSteps: replaySteps,
-    ...(o['replay-batch'] === undefined ? {} : { rolloutBatchSize: o['replay-batch'] }),
-    ...(o['replay-samples'] === undefined ? {} : { nSamplesPerPrompt: o['replay-samples'] }),
+    ...(o.replay_batch === undefined ? {} : { rolloutBatchSize: o.replay_batch }),
+    ...(o.replay_samples === undefined ? {} : { nSamplesPerPrompt: o.replay_samples }),
   });
 
   let npmTest: BenchResult['npm_test'];
-  if (quick || o['no-npm-test']) {
+  if (quick || o.no_npm_test) {
     npmTest = { ran: false, reason: quick ? 'skipped in --quick' : 'skipped (--no-npm-test)' };
   } else {
     progress('npm test (typecheck, lint, every vitest project)');

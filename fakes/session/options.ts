@@ -67,8 +67,9 @@ export interface SessionServerPerformance {
    */
   readonly chatBodyBuffers?: BodyBufferPool | false;
   /**
-   * False assembles each leaf's sample on plain lists (default true: the fold keeps its per-token pieces
-   * as runs and hands them on deferred; samples-op.ts).
+   * False assembles each leaf's sample on plain lists, as Miles does (default true: prompts read in place
+   * from the snapshots, the fold's per-token pieces kept as runs and handed on deferred;
+   * fast/run-leaf-fields.ts).
    */
   readonly foldAsRuns?: boolean;
 }

@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { type FlagSet, parseFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
+import { HarnessError } from '../../common/errors.ts';
+import { EXIT } from '../../common/exit-codes.ts';
 import { parseJson } from '../../common/python-json.ts';
 import { compare, QUICK_METRICS, STEP_METRICS, type Tree, table } from './tree-comparison.ts';
 
@@ -13,20 +15,6 @@ import { compare, QUICK_METRICS, STEP_METRICS, type Tree, table } from './tree-c
  * once, the order rotated round by round; a tree's figure is the median over rounds, and its ratio is
  * that median over the first tree's.
  */
-
-const HELP = `usage: npm run bench:compare -- --tree NAME=DIR --tree NAME=DIR [--tree ...] [--probe quick|step]
-                             [--rounds N] [--json]
-
-  --tree NAME=DIR   a checkout to measure (the first is the baseline of the ratios); its node_modules
-                    must resolve (a symlink to this checkout's will do)
-  --probe quick     \`npm run bench -- --quick --json\` in each tree (chat, samples op, a small step, the
-                    replay; about 80 s a run) [default]
-  --probe step      the realistic step at the recipe's scale: 32 rollouts x 50 turns to 32,768 tokens, the
-                    client and the two fakes each a process (scripts/bench/realistic-probe.ts)
-  --rounds N        runs of each tree [3]
-  --json            print one JSON object on stdout (progress goes to stderr)
-  -h, --help        this help
-`;
 
 const TreeSchema = z
   .string()
@@ -39,12 +27,29 @@ const TreeSchema = z
     message: 'DIR must be a checkout of the harness (no scripts/bench.ts there)',
   });
 
-const OptionsSchema = z.object({
-  tree: z.array(TreeSchema).min(2, 'give at least two --tree NAME=DIR'),
-  probe: z.enum(['quick', 'step']).default('quick'),
-  rounds: z.coerce.number().int().positive().default(3),
-  json: z.boolean().default(false),
-});
+const FLAGS = {
+  tree: {
+    type: 'string',
+    multiple: true,
+    meta: 'NAME=DIR',
+    schema: z.array(TreeSchema).min(2, 'give at least two --tree NAME=DIR'),
+    help: "a checkout to measure (the first is the baseline of the ratios); its node_modules\nmust resolve (a symlink to this checkout's will do)",
+  },
+  probe: valueFlag(
+    'quick|step',
+    z.enum(['quick', 'step']).default('quick'),
+    "quick [default]: `npm run bench -- --quick --json` in each tree (chat, samples op, a small\nstep, the replay; about a minute a run); step: the realistic step at the recipe's scale, 32\nrollouts x 50 turns to 32,768 tokens, client and fakes each a process (realistic-probe.ts)",
+  ),
+  rounds: valueFlag('N', z.coerce.number().int().positive().default(3), 'runs of each tree [3]'),
+  json: switchFlag('print one JSON object on stdout (progress goes to stderr)'),
+} satisfies FlagSet;
+
+const SPEC = {
+  command: 'bench:compare',
+  invocation: 'npm run bench:compare --',
+  flags: FLAGS,
+  about: 'The same benchmark on two or more checkouts, alternately in one session, as ratios to the first.',
+};
 
 function probeArgs(probe: 'quick' | 'step', tree: Tree): string[] {
   const flags = ['--max-semi-space-size=16'];
@@ -77,33 +82,16 @@ function runProbe(probe: 'quick' | 'step', tree: Tree): Promise<unknown> {
 }
 
 async function main(): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs>;
+  let parsed: ReturnType<typeof parseFlags<typeof FLAGS>>;
   try {
-    parsed = parseArgs({
-      options: {
-        tree: { type: 'string', multiple: true },
-        probe: { type: 'string' },
-        rounds: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    });
+    parsed = parseFlags(process.argv.slice(2), SPEC, process);
   } catch (error) {
-    process.stderr.write(`bench:compare: ${(error as Error).message}\n${HELP}`);
-    return 2;
+    if (!(error instanceof HarnessError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return EXIT.usage;
   }
-  if (parsed.values.help === true) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  const options = OptionsSchema.safeParse(parsed.values);
-  if (!options.success) {
-    const issue = options.error.issues[0];
-    process.stderr.write(`bench:compare: --${String(issue?.path[0] ?? 'options')}: ${issue?.message}\n`);
-    return 2;
-  }
-  const { tree: trees, probe, rounds, json } = options.data;
+  if (parsed === undefined) return EXIT.ok;
+  const { tree: trees, probe, rounds, json } = parsed.values;
   const runs = new Map<string, unknown[]>(trees.map((t) => [t.name, []]));
   for (let round = 0; round < rounds; round += 1) {
     // Rotated each round, so no tree always runs first (a warm page cache, a quieter minute).
@@ -120,5 +108,5 @@ async function main(): Promise<number> {
 
 process.exitCode = await main().catch((error: unknown) => {
   process.stderr.write(`bench:compare: ${(error as Error).message}\n`);
-  return 1;
+  return EXIT.failed;
 });

@@ -9,22 +9,35 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { parseFlags, valueFlag } from '../common/cli-flags.ts';
+import { HarnessError } from '../common/errors.ts';
+import { EXIT } from '../common/exit-codes.ts';
 import { writeQwen3Traces } from '../test/helpers/qwen3-traces.ts';
 
-const { values } = parseArgs({
-  options: {
-    seed: { type: 'string', default: '26' },
-    count: { type: 'string', default: '24' },
-    out: { type: 'string' },
-  },
-});
-const seed = Number(values.seed);
-const count = Number(values.count);
-if (values.out === undefined || !Number.isInteger(seed) || !Number.isInteger(count) || count < 1) {
-  process.stderr.write('usage: node scripts/conformance-traces.ts [--seed N] [--count N] --out DIR\n');
-  process.exit(2);
+const FLAGS = {
+  seed: valueFlag('N', z.coerce.number().int().default(26), 'the generator seed [26]'),
+  count: valueFlag('N', z.coerce.number().int().positive().default(24), 'traces to write [24]'),
+  out: valueFlag('DIR', z.string({ error: 'required' }).min(1), 'the folder to write them into'),
+};
+const SPEC = {
+  command: 'conformance-traces',
+  invocation: 'npx node scripts/conformance-traces.ts',
+  flags: FLAGS,
+  about:
+    'Writes generated Qwen3 session traces (thinking, tool calls) for harness conformance --tokenizer qwen3.',
+};
+
+let parsed: ReturnType<typeof parseFlags<typeof FLAGS>>;
+try {
+  parsed = parseFlags(process.argv.slice(2), SPEC, process);
+} catch (error) {
+  if (!(error instanceof HarnessError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(EXIT.usage);
 }
-mkdirSync(values.out, { recursive: true });
-const files = writeQwen3Traces(values.out, { seed, count }, (path, text) => writeFileSync(path, text));
-process.stderr.write(`wrote ${files.length} traces to ${join(values.out)}\n`);
+if (parsed === undefined) process.exit(EXIT.ok);
+const { seed, count, out } = parsed.values;
+mkdirSync(out, { recursive: true });
+const files = writeQwen3Traces(out, { seed, count }, (path, text) => writeFileSync(path, text));
+process.stderr.write(`wrote ${files.length} traces to ${join(out)}\n`);

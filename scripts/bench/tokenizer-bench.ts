@@ -13,29 +13,44 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { z } from 'zod';
+import { parseFlags, valueFlag } from '../../common/cli-flags.ts';
+import { HarnessError } from '../../common/errors.ts';
+import { EXIT } from '../../common/exit-codes.ts';
 import { HARNESS_NODE_FLAGS } from '../../common/node-flags.ts';
-import { parseCliArgs } from '../../common/parse-args.ts';
 import { machineInfo } from './machine.ts';
+import { median } from './stats.ts';
 
 const TOKENIZER_PROBE = fileURLToPath(new URL('./tokenizer-probe.ts', import.meta.url));
 const REPLAY_PROBE = fileURLToPath(new URL('./replay-probe.ts', import.meta.url));
 
-const { values } = parseCliArgs(
-  {
-    args: process.argv.slice(2),
-    options: {
-      pairs: { type: 'string' },
-      batch: { type: 'string' },
-      samples: { type: 'string' },
-      out: { type: 'string' },
-    },
-    strict: true,
-  },
-  { command: 'bench:tokenizer' },
-);
-const pairs = Number(values.pairs ?? 1);
-const batch = values.batch ?? '4';
-const samples = values.samples ?? '8';
+const Count = z.coerce.number().int().positive();
+const FLAGS = {
+  pairs: valueFlag('N', Count.default(1), 'toy/qwen3 replay pairs, alternated [1]'),
+  batch: valueFlag('N', Count.default(4), "replay --rollout-batch-size [the recipe's 4]"),
+  samples: valueFlag('M', Count.default(8), "replay --n-samples-per-prompt [the recipe's 8]"),
+  out: valueFlag('FILE', z.string().min(1).optional(), 'also write the result here'),
+};
+const SPEC = {
+  command: 'bench:tokenizer',
+  invocation: 'npm run bench:tokenizer --',
+  flags: FLAGS,
+  about: 'What --tokenizer qwen3 costs: the tokenizer alone, then replay steps on toy and Qwen3 ids.',
+};
+
+let parsed: ReturnType<typeof parseFlags<typeof FLAGS>>;
+try {
+  parsed = parseFlags(process.argv.slice(2), SPEC, process);
+} catch (error) {
+  if (!(error instanceof HarnessError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(EXIT.usage);
+}
+if (parsed === undefined) process.exit(EXIT.ok);
+const values = parsed.values;
+const pairs = values.pairs;
+const batch = String(values.batch);
+const samples = String(values.samples);
 
 async function lastJson(args: readonly string[]): Promise<Record<string, unknown>> {
   const run = await execa(process.execPath, [...HARNESS_NODE_FLAGS, '--expose-gc', ...args], {
@@ -48,8 +63,6 @@ async function lastJson(args: readonly string[]): Promise<Record<string, unknown
     throw new Error(`probe printed no result (exit ${run.exitCode}): ${run.stderr.slice(-1000)}`);
   }
 }
-
-const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const machine = await machineInfo();
 process.stderr.write('tokenizer: load and encode, 3 fresh processes\n');

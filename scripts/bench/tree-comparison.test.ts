@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { compare, median, table } from './tree-comparison.ts';
+import { median } from './stats.ts';
+import { compare, table } from './tree-comparison.ts';
 
 const metrics = [
   { label: 'cpu', path: ['a', 'cpu'] },

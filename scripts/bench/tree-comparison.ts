@@ -1,3 +1,5 @@
+import { median } from './stats.ts';
+
 /**
  * What `npm run bench:compare` (compare-trees.ts) makes of its runs: per metric, each tree's values in
  * round order, their median, and that median's ratio to the first tree's.
@@ -29,13 +31,6 @@ export const STEP_METRICS: readonly Metric[] = [
   { label: 'policy CPU, ms', path: ['children', 'policy', 'cpu_ms'] },
   { label: 'peak RSS (sum), MB', path: ['peak_rss_mb'] },
 ];
-
-/** The middle value (the mean of the two middle ones for an even count). */
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 function read(value: unknown, path: readonly (string | number)[]): number | null {
   let at: unknown = value;

@@ -374,7 +374,10 @@ describe('HistoryReuse', () => {
       }),
       { numRuns: 200 },
     );
-    for (const kind of KINDS) expect(kinds.get(kind) ?? 0, kind).toBeGreaterThan(20);
+    // Every kind was played: 200 runs give about 1,200 steps, 16 in 28 of them drawn evenly from the 20
+    // kinds, so about 34 a kind (the fewest of the 20 is 20 to 31 in practice). A bound of 20 failed on
+    // about one seed in six; below 8 is more than four standard deviations out for any one kind.
+    for (const kind of KINDS) expect(kinds.get(kind) ?? 0, kind).toBeGreaterThanOrEqual(8);
     // The reuse was taken (not only the whole path), on ids and on messages alike.
     expect(totals.ids).toBeGreaterThan(100);
     expect(totals.messages).toBeGreaterThan(100);

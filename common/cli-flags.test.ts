@@ -6,6 +6,7 @@ import {
   flagHelp,
   parseArgsOptions,
   parseFlags,
+  parseScriptFlags,
   repeatedFlag,
   switchFlag,
   valueFlag,
@@ -113,5 +114,39 @@ describe('a flag declared once', () => {
           );
       }),
     );
+  });
+});
+
+describe('parseScriptFlags', () => {
+  const spec = {
+    command: 'probe',
+    invocation: 'npm run probe --',
+    flags: { count: valueFlag('N', z.coerce.number().int().positive().default(3), 'how many') },
+    about: 'A script.',
+  };
+  const io = () => {
+    const out = { stdout: '', stderr: '' };
+    return {
+      out,
+      io: {
+        stdout: { write: (c: string) => (out.stdout += c) },
+        stderr: { write: (c: string) => (out.stderr += c) },
+      },
+    };
+  };
+
+  it('gives the values, 0 after the help, and 2 with the error line for a usage error', () => {
+    const ok = io();
+    expect(parseScriptFlags(['--count', '5'], spec, ok.io)).toEqual({ count: 5 });
+    expect(ok.out).toEqual({ stdout: '', stderr: '' });
+    const help = io();
+    expect(parseScriptFlags(['--help'], spec, help.io)).toBe(0);
+    expect(help.out.stdout.startsWith('usage: npm run probe -- [--count N]')).toBe(true);
+    const bad = io();
+    expect(parseScriptFlags(['--count', '0'], spec, bad.io)).toBe(2);
+    expect(bad.out.stderr.startsWith('[harness] probe: --count: ')).toBe(true);
+    const stray = io();
+    expect(parseScriptFlags(['extra'], spec, stray.io)).toBe(2);
+    expect(stray.out.stderr).toContain('(npm run probe -- --help)');
   });
 });

@@ -1,6 +1,7 @@
 import type { ParseArgsOptionsConfig } from 'node:util';
 import { z } from 'zod';
-import { HarnessError } from './errors.ts';
+import { errorText, exitCodeFor, HarnessError } from './errors.ts';
+import { EXIT } from './exit-codes.ts';
 import { jsonSwitchValueError } from './json-switch.ts';
 import { parseCliArgs } from './parse-args.ts';
 
@@ -230,4 +231,23 @@ export function parseFlags<F extends FlagSet>(
   if (spec.trailing !== undefined && trailing.length > 0)
     read[spec.trailing] = [...((read[spec.trailing] as string[] | undefined) ?? []), ...trailing];
   return { values: readFlags(spec.flags, read, spec.command), positionals };
+}
+
+/**
+ * `parseFlags` for a script run outside the `harness` binary (`npm run bench`, …): the values, or the
+ * exit code to end with, reported as cli/main.ts reports a command's errors: 0 once `--help` is written,
+ * 2 once a usage error's line is on stderr.
+ */
+export function parseScriptFlags<F extends FlagSet>(
+  argv: readonly string[],
+  spec: CommandSpec<F>,
+  io: { stdout: { write(chunk: string): unknown }; stderr: { write(chunk: string): unknown } },
+): FlagValues<F> | number {
+  try {
+    const parsed = parseFlags(argv, spec, io);
+    return parsed === undefined ? EXIT.ok : parsed.values;
+  } catch (error) {
+    io.stderr.write(errorText(error));
+    return exitCodeFor(error);
+  }
 }

@@ -2,9 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { parseFlags, switchFlag, valueFlag } from '../common/cli-flags.ts';
-import { HarnessError } from '../common/errors.ts';
-import { EXIT } from '../common/exit-codes.ts';
+import { parseScriptFlags, switchFlag, valueFlag } from '../common/cli-flags.ts';
 import { benchAttachPoint, DEFAULT_TREE_SIZES } from './bench/attach-bench.ts';
 import { benchChat } from './bench/chat-bench.ts';
 import { machineInfo } from './bench/machine.ts';
@@ -105,16 +103,8 @@ const SPEC = {
 };
 
 async function run(argv: readonly string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseFlags<typeof FLAGS>>;
-  try {
-    parsed = parseFlags(argv, SPEC, process);
-  } catch (error) {
-    if (!(error instanceof HarnessError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    return EXIT.usage;
-  }
-  if (parsed === undefined) return EXIT.ok;
-  const o = parsed.values;
+  const o = parseScriptFlags(argv, SPEC, process);
+  if (typeof o === 'number') return o;
   const quick = o.quick;
   const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
   const startedAt = new Date();

@@ -10,9 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { parseFlags, valueFlag } from '../common/cli-flags.ts';
-import { HarnessError } from '../common/errors.ts';
-import { EXIT } from '../common/exit-codes.ts';
+import { parseScriptFlags, valueFlag } from '../common/cli-flags.ts';
 import { writeQwen3Traces } from '../test/helpers/qwen3-traces.ts';
 
 const FLAGS = {
@@ -28,16 +26,9 @@ const SPEC = {
     'Writes generated Qwen3 session traces (thinking, tool calls) for harness conformance --tokenizer qwen3.',
 };
 
-let parsed: ReturnType<typeof parseFlags<typeof FLAGS>>;
-try {
-  parsed = parseFlags(process.argv.slice(2), SPEC, process);
-} catch (error) {
-  if (!(error instanceof HarnessError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(EXIT.usage);
-}
-if (parsed === undefined) process.exit(EXIT.ok);
-const { seed, count, out } = parsed.values;
+const values = parseScriptFlags(process.argv.slice(2), SPEC, process);
+if (typeof values === 'number') process.exit(values);
+const { seed, count, out } = values;
 mkdirSync(out, { recursive: true });
 const files = writeQwen3Traces(out, { seed, count }, (path, text) => writeFileSync(path, text));
 process.stderr.write(`wrote ${files.length} traces to ${join(out)}\n`);

@@ -2,8 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { type FlagSet, parseFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
-import { HarnessError } from '../../common/errors.ts';
+import { type FlagSet, parseScriptFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
 import { EXIT } from '../../common/exit-codes.ts';
 import { parseJson } from '../../common/python-json.ts';
 import { compare, QUICK_METRICS, STEP_METRICS, type Tree, table } from './tree-comparison.ts';
@@ -82,16 +81,9 @@ function runProbe(probe: 'quick' | 'step', tree: Tree): Promise<unknown> {
 }
 
 async function main(): Promise<number> {
-  let parsed: ReturnType<typeof parseFlags<typeof FLAGS>>;
-  try {
-    parsed = parseFlags(process.argv.slice(2), SPEC, process);
-  } catch (error) {
-    if (!(error instanceof HarnessError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    return EXIT.usage;
-  }
-  if (parsed === undefined) return EXIT.ok;
-  const { tree: trees, probe, rounds, json } = parsed.values;
+  const values = parseScriptFlags(process.argv.slice(2), SPEC, process);
+  if (typeof values === 'number') return values;
+  const { tree: trees, probe, rounds, json } = values;
   const runs = new Map<string, unknown[]>(trees.map((t) => [t.name, []]));
   for (let round = 0; round < rounds; round += 1) {
     // Rotated each round, so no tree always runs first (a warm page cache, a quieter minute).

@@ -14,9 +14,7 @@ import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { z } from 'zod';
-import { parseFlags, valueFlag } from '../../common/cli-flags.ts';
-import { HarnessError } from '../../common/errors.ts';
-import { EXIT } from '../../common/exit-codes.ts';
+import { parseScriptFlags, valueFlag } from '../../common/cli-flags.ts';
 import { HARNESS_NODE_FLAGS } from '../../common/node-flags.ts';
 import { machineInfo } from './machine.ts';
 import { median } from './stats.ts';
@@ -38,16 +36,8 @@ const SPEC = {
   about: 'What --tokenizer qwen3 costs: the tokenizer alone, then replay steps on toy and Qwen3 ids.',
 };
 
-let parsed: ReturnType<typeof parseFlags<typeof FLAGS>>;
-try {
-  parsed = parseFlags(process.argv.slice(2), SPEC, process);
-} catch (error) {
-  if (!(error instanceof HarnessError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(EXIT.usage);
-}
-if (parsed === undefined) process.exit(EXIT.ok);
-const values = parsed.values;
+const values = parseScriptFlags(process.argv.slice(2), SPEC, process);
+if (typeof values === 'number') process.exit(values);
 const pairs = values.pairs;
 const batch = String(values.batch);
 const samples = String(values.samples);

@@ -20,8 +20,10 @@ function only(name, from, allowed) {
 module.exports = {
   forbidden: [
     only('common-is-the-base', '^common/', 'common/'),
+    // The bridge's TypeScript is one module of paths; the Python beside it is run, never imported.
+    only('bridge-paths-stand-alone', '^miles-bridge/', 'miles-bridge/entry-points'),
     only('contracts-over-common', '^contracts/', 'common/|contracts/'),
-    only('recipe-over-contracts', '^recipe/', 'common/|contracts/|recipe/'),
+    only('recipe-over-contracts', '^recipe/', 'common/|contracts/|miles-bridge/entry-points|recipe/'),
     only('tokenizer-over-contracts', '^fakes/tokenizer/', 'common/|contracts/|fakes/tokenizer/'),
     only('policy-is-its-own-fake', '^fakes/policy/', 'common/|contracts/|fakes/tokenizer/|fakes/policy/'),
     only('session-is-its-own-fake', '^fakes/session/', 'common/|contracts/|fakes/tokenizer/|fakes/session/'),
@@ -34,9 +36,21 @@ module.exports = {
       '^replay/step/',
       'common/|contracts/|replay/model/|replay/grpo/|replay/metrics/|replay/step/',
     ),
-    only('replay-below-gpu-and-cli', '^replay/', 'common/|contracts/|recipe/|fakes/|replay/'),
-    only('gpu-below-cli', '^gpu/', 'common/|contracts/|recipe/|fakes/|replay/|gpu/'),
-    only('cli-below-bin', '^cli/', 'common/|contracts/|recipe/|fakes/|replay/|gpu/|cli/'),
+    only(
+      'replay-below-gpu-and-cli',
+      '^replay/',
+      'common/|contracts/|miles-bridge/entry-points|recipe/|fakes/|replay/',
+    ),
+    only(
+      'gpu-below-cli',
+      '^gpu/',
+      'common/|contracts/|miles-bridge/entry-points|recipe/|fakes/|replay/|gpu/',
+    ),
+    only(
+      'cli-below-bin',
+      '^cli/',
+      'common/|contracts/|miles-bridge/entry-points|recipe/|fakes/|replay/|gpu/|cli/',
+    ),
     {
       name: 'product-never-imports-support',
       severity: 'error',

@@ -3,7 +3,17 @@ import { defineConfig } from 'vitest/config';
 
 // One project per suite so each can run alone (`npm run test:<suite>`). Unit tests live next to the
 // code they test; suites that start servers or processes live under test/<suite>/.
-const UNIT_ROOTS = ['contracts', 'recipe', 'fakes', 'replay', 'gpu', 'common', 'cli', 'scripts'];
+const UNIT_ROOTS = [
+  'contracts',
+  'recipe',
+  'fakes',
+  'replay',
+  'gpu',
+  'common',
+  'cli',
+  'miles-bridge',
+  'scripts',
+];
 /**
  * Unit files that leave state behind in the whole process, so they run in a process of their own
  * (project `unit-isolated`, part of `npm run test:unit`): native-json-keys poisons V8's JSON.parse on

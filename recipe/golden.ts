@@ -6,7 +6,7 @@ import { FROZEN_RUN_ID } from './run-id.ts';
 export const GOLDEN_DIR = 'fixtures/golden';
 
 /** How to regenerate them, for failure messages. */
-export const GOLDEN_UPDATE_COMMAND = 'npx node scripts/update-golden.ts';
+export const GOLDEN_UPDATE_COMMAND = 'npx node scripts/fixtures/update-golden.ts';
 
 /**
  * The default recipe (every field at its default, run id frozen as Miles' launcher tests freeze it, an

@@ -10,7 +10,7 @@ import { tokenizerFlag } from './serve/options.ts';
 const SPEC = {
   command: 'conformance',
   operands: '[TRACE...]',
-  about: `Starts Miles' real session server v2 from a checkout on CPU (scripts/miles-cpu/session_server.py: Miles'
+  about: `Starts Miles' real session server v2 from a checkout on CPU (miles-bridge/session_server.py: Miles'
 own modules, with only what cannot be imported replaced and the toy tokenizer) and the fake session
 server, both in front of one scripted fake policy; replays the traces (default: the bundled
 fixtures/conformance/session-v2) against both and compares every answer: statuses, content types,

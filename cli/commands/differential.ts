@@ -16,7 +16,7 @@ function differentialSpec(defaults: { batch: number; n: number }) {
   return {
     command: 'differential',
     about: `Runs the same replay steps twice on identical inputs: once through Miles' own rollout path on CPU
-(scripts/miles-cpu/rollout_driver.py: the recipe's generate.RolloutFn -> agentic_tool_call.generate ->
+(miles-bridge/rollout_driver.py: the recipe's generate.RolloutFn -> agentic_tool_call.generate ->
 swe_agent_function.run -> reward_func -> check_no_aborted, then postprocess_rollout_data,
 log_rollout_data and convert_samples_to_train_data, Miles' args from the typed recipe), once through the
 harness's driver, each against a fresh stack of the same fakes playing the same episodes. Compares sample

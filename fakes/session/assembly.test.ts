@@ -146,7 +146,7 @@ describe('trailing-token trim (STOP = 99, max_trim_tokens 1)', () => {
 });
 
 // What Miles' own `merge_samples` (radixark/miles@31f1ca96 miles/rollout/generate_utils/sample_utils.py)
-// returned for these toy turns (scripts/miles-cpu/oracle_vectors.py): `a.response + obs_text + b.response`.
+// returned for these toy turns (scripts/oracles/oracle_vectors.py): `a.response + obs_text + b.response`.
 const mergeOracle = JSON.parse(
   readFileSync(new URL('../../fixtures/miles-oracle/merge.json', import.meta.url), 'utf8'),
 ) as {

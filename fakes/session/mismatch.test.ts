@@ -6,7 +6,7 @@ import { compareSequences, computeSessionMismatch } from './mismatch.ts';
 
 // What Miles' own `TokenSeqComparator.compare_sequences` (radixark/miles@31f1ca96
 // miles/utils/chat_template_utils/token_seq_comparator.py) returned for these toy-token sequences,
-// configured as the default family configures it (scripts/miles-cpu/oracle_vectors.py).
+// configured as the default family configures it (scripts/oracles/oracle_vectors.py).
 const oracle = JSON.parse(
   readFileSync(new URL('../../fixtures/miles-oracle/mismatch.json', import.meta.url), 'utf8'),
 ) as {

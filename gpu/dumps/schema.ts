@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LeafRefSchema, SampleStatusSchema } from '../../contracts/wire-sample.ts';
 
 /**
- * The JSON that `scripts/convert_dumps.py` writes from a Miles run's `--dump-details` folder
+ * The JSON that `miles-bridge/convert_dumps.py` writes from a Miles run's `--dump-details` folder
  * (radixark/miles@31f1ca96 miles/ray/rollout/debug_data.py, miles/utils/train_dump_utils.py;
  * docs/gpu-smoke.md). Objects are loose: Miles adds fields over time, and the validator
  * reads only what it checks. Containers were tensors, ndarrays or lists; the converter made them lists.

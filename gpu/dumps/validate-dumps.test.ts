@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { computeCompactionMetrics } from '../../replay/metrics/compaction-metrics.ts';
-import { buildDumpCases } from '../../scripts/smoke-dumps/build.ts';
+import { buildDumpCases } from '../../scripts/fixtures/smoke-dumps/build.ts';
 import type { MetricPoint } from '../metrics/metric-table.ts';
 import { loadConvertedDumps } from './load-dumps.ts';
 import { dumpSampleToReplay } from './to-check-data.ts';

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { HarnessError } from '../../common/errors.ts';
+import { DUMP_CONVERTER } from '../../miles-bridge/entry-points.ts';
 import { buildRecipe, type RecipeEnv, resolveRecipeConfig } from '../../recipe/builder.ts';
 import { derivePaths } from '../../recipe/derive.ts';
 import { createRunId } from '../../recipe/run-id.ts';
@@ -44,7 +45,7 @@ const AGENT_TIMEOUT_MARGIN_S = 300;
 export interface PlanContext {
   readonly env: RecipeEnv;
   readonly now: Date;
-  /** The harness checkout (for scripts/convert_dumps.py). */
+  /** The harness checkout (for miles-bridge/convert_dumps.py). */
   readonly harnessRoot: string;
   readonly thresholds: readonly Threshold[];
   /** The task names the prompts use; each is played by the mock's tuned episode. */
@@ -138,7 +139,7 @@ export function buildSmokePlan(options: SmokeOptions, ctx: PlanContext): SmokePl
     converter: {
       command: 'python3',
       args: [
-        join(ctx.harnessRoot, 'scripts', 'convert_dumps.py'),
+        DUMP_CONVERTER,
         '--details',
         derived.save_traces_dir,
         '--out',

@@ -1,12 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
 import { parseJson } from '../../common/python-json.ts';
-import type { Invocation } from './invocation.ts';
-
 /** The reader that imports a launcher the way Miles' launcher tests do and prints its recipe as JSON. */
-const LAUNCHER_READER = fileURLToPath(new URL('../../scripts/python/launcher_to_json.py', import.meta.url));
+import { LAUNCHER_READER } from '../../miles-bridge/entry-points.ts';
+import type { Invocation } from './invocation.ts';
 
 const Success = z.object({
   ok: z.literal(true),

@@ -5,13 +5,15 @@ import { HarnessError } from '../../common/errors.ts';
 import type { TokenizerName } from '../../fakes/tokenizer/tito.ts';
 
 /**
- * Miles' real session server v2, started on CPU by scripts/miles-cpu/session_server.py from a checkout
+ * Miles' real session server v2, started on CPU by miles-bridge/session_server.py from a checkout
  * (its own modules; only what cannot be imported is replaced, and the tokenizer is the toy). Its stderr
  * names every replacement (`replaced <name>: <why>`); it prints `listening <url>` once bound and exits 3
  * for an unmet precondition (a missing Debian module, with the package that provides it).
  */
 
-export const LAUNCHER = new URL('../../scripts/miles-cpu/session_server.py', import.meta.url).pathname;
+import { SESSION_SERVER_LAUNCHER } from '../../miles-bridge/entry-points.ts';
+
+export const LAUNCHER = SESSION_SERVER_LAUNCHER;
 export const DEFAULT_PYTHON = '/usr/bin/python3';
 const SESSION_SERVER_MODULE = join('miles', 'rollout', 'session', 'server.py');
 

@@ -10,13 +10,16 @@ import { DEFAULT_SURFACE_PATH } from '../../recipe/drift/load-surface.ts';
 import { type SideStep, SideStepSchema } from './side.ts';
 
 /**
- * Miles' own rollout path on CPU: scripts/miles-cpu/rollout_driver.py imports radixark/miles from the
+ * Miles' own rollout path on CPU: miles-bridge/rollout_driver.py imports radixark/miles from the
  * checkout and runs the recipe's rollout function and what the rollout manager does with its output,
  * against servers the harness started. Its stderr names every replacement (`replaced <name>: <why>`) and
  * every value derived at start (`derived <dest>=<value>: <where>`); it exits 3 for an unmet precondition.
  */
 
-export const ROLLOUT_DRIVER = new URL('../../scripts/miles-cpu/rollout_driver.py', import.meta.url).pathname;
+export { ROLLOUT_DRIVER } from '../../miles-bridge/entry-points.ts';
+
+import { ROLLOUT_DRIVER } from '../../miles-bridge/entry-points.ts';
+
 const EXAMPLE_GENERATE = join('examples', 'swe-agent-harbor-docker', 'generate.py');
 
 export interface MilesRolloutRequest {

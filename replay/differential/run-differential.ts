@@ -17,7 +17,7 @@ import type { SideStep } from './side.ts';
 
 /**
  * `harness differential`: the same steps, on identical inputs, once through Miles' own rollout path
- * (scripts/miles-cpu/rollout_driver.py) and once through the harness's driver, each against a fresh
+ * (miles-bridge/rollout_driver.py) and once through the harness's driver, each against a fresh
  * stack of the same fakes playing the same episodes; then the comparison (compare.ts). docs/differential.md.
  */
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * What one side of the differential (Miles' rollout path, or the harness's driver) produced for one
- * step, in one shape: scripts/miles-cpu/rollout_driver.py writes it for Miles, `harnessSide` builds it
+ * step, in one shape: miles-bridge/rollout_driver.py writes it for Miles, `harnessSide` builds it
  * from the replay's step outcome. Samples are the flattened post-filter rows in the side's own order;
  * `train` is aligned with them (what `convert_samples_to_train_data` gives the trainer).
  */

@@ -6,7 +6,7 @@ import { groupIndex, sampleIndex } from '../model/ids.ts';
 import type { Group, Rollout } from '../model/rollout.ts';
 import type { ReplaySample } from '../model/sample.ts';
 
-// Expectations from Miles' own code: scripts/miles-cpu/metrics_oracle.py ran call_dynamic_filter,
+// Expectations from Miles' own code: scripts/oracles/metrics_oracle.py ran call_dynamic_filter,
 // MetricGatherer, log_rollout_data and generate.py's RolloutFn on these cases (test/miles/ reruns it live).
 const PATH = new URL('../../fixtures/miles-oracle/rollout-metrics.json', import.meta.url);
 

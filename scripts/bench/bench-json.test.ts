@@ -5,7 +5,7 @@ import { BenchResultSchema } from './result-schema.ts';
 
 // `npm run bench -- --quick --json` prints exactly one JSON object (progress on stderr). This runs a
 // very reduced configuration so the keys are checked on every test run without a long benchmark.
-const BENCH = fileURLToPath(new URL('../bench.ts', import.meta.url));
+const BENCH = fileURLToPath(new URL('./bench.ts', import.meta.url));
 
 it('--quick --json prints one harness-bench/2 object with the documented keys', async () => {
   const run = await execa(

@@ -22,8 +22,8 @@ const TreeSchema = z
     const at = s.indexOf('=');
     return { name: s.slice(0, at), dir: resolve(s.slice(at + 1)) };
   })
-  .refine((t) => existsSync(resolve(t.dir, 'scripts/bench.ts')), {
-    message: 'DIR must be a checkout of the harness (no scripts/bench.ts there)',
+  .refine((t) => existsSync(resolve(t.dir, 'scripts/bench/bench.ts')), {
+    message: 'DIR must be a checkout of the harness (no scripts/bench/bench.ts there)',
   });
 
 const FLAGS = {
@@ -52,7 +52,7 @@ const SPEC = {
 
 function probeArgs(probe: 'quick' | 'step', tree: Tree): string[] {
   const flags = ['--max-semi-space-size=16'];
-  if (probe === 'quick') return [...flags, resolve(tree.dir, 'scripts/bench.ts'), '--quick', '--json'];
+  if (probe === 'quick') return [...flags, resolve(tree.dir, 'scripts/bench/bench.ts'), '--quick', '--json'];
   const probeFile = resolve(tree.dir, 'scripts/bench/realistic-probe.ts');
   return ['--expose-gc', ...flags, probeFile, '32', '50', '32768', '1', 'processes'];
 }

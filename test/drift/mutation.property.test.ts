@@ -11,7 +11,7 @@ import { VALIDATED_VALUES } from '../../recipe/drift/validated-values.ts';
 import { fixturePath, index, V2_DEFAULT_ARGV, WORKERS_OVERLAY } from './helpers.ts';
 
 /**
- * The checker against Python's own argparse (scripts/python/argparse_oracle.py builds a parser from the
+ * The checker against Python's own argparse (miles-bridge/argparse_oracle.py builds a parser from the
  * same surface file). Argvs are drawn without asking the checker anything: each flag gets 0–3 values,
  * mostly of its type or among its choices, sometimes not, sometimes as `--flag=value`, and sometimes a
  * flag is repeated. argparse then says, for the whole batch in one Python run, which argvs it accepts,
@@ -19,7 +19,7 @@ import { fixturePath, index, V2_DEFAULT_ARGV, WORKERS_OVERLAY } from './helpers.
  */
 
 const PYTHON = 'python3';
-const ORACLE = fixturePath('scripts/python/argparse_oracle.py');
+const ORACLE = fixturePath('miles-bridge/argparse_oracle.py');
 const CASES = 400;
 const pythonMissing = spawnSync(PYTHON, ['--version']).error !== undefined;
 

@@ -9,7 +9,7 @@ import { parseSurface } from '../../recipe/drift/load-surface.ts';
 import type { FlagRecord, Surface } from '../../recipe/drift/surface-schema.ts';
 import { fixturePath, rulesOf } from './helpers.ts';
 
-const SCRIPT = fixturePath('scripts/refresh-surface');
+const SCRIPT = fixturePath('scripts/fixtures/refresh-surface');
 const FIXTURE = fixturePath('test/drift/fixtures/refresh');
 const PREVIOUS = join(FIXTURE, 'previous-surface.json');
 const MILES_SHA = 'a'.repeat(40);
@@ -19,7 +19,7 @@ async function refresh(args: string[]) {
   return execa(SCRIPT, args, { reject: false });
 }
 
-describe('scripts/refresh-surface on the fixture checkouts', () => {
+describe('scripts/fixtures/refresh-surface on the fixture checkouts', () => {
   let surface: Surface;
   let report: string[];
   const flag = (name: string): FlagRecord | undefined => surface.flags.find((f) => f.flag === name);
@@ -162,7 +162,7 @@ describe('scripts/refresh-surface on the fixture checkouts', () => {
   });
 });
 
-describe('scripts/refresh-surface provenance and errors', () => {
+describe('scripts/fixtures/refresh-surface provenance and errors', () => {
   test('takes the commit and date from a git checkout', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'refresh-git-'));
     const miles = join(dir, 'miles');

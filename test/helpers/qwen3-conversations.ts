@@ -9,7 +9,7 @@ import { wildString } from './text-arbitraries.ts';
  * `content: None` and part lists, and the kwargs the template reads.
  */
 
-/** A template render case, as scripts/python/qwen3_template_oracle.py reads it. */
+/** A template render case, as scripts/oracles/qwen3_template_oracle.py reads it. */
 export interface TemplateCase {
   readonly messages: unknown[];
   readonly tools?: unknown[];

@@ -4,12 +4,12 @@ import { renderQwen3 } from '../../fakes/tokenizer/qwen3-template.ts';
 import type { TemplateCase } from './qwen3-conversations.ts';
 
 /**
- * Python's jinja2 on Miles' Qwen3 template (scripts/python/qwen3_template_oracle.py under Debian's
+ * Python's jinja2 on Miles' Qwen3 template (scripts/oracles/qwen3_template_oracle.py under Debian's
  * python3), and the TS renderer in the same terms, for the template tests and the vector script.
  */
 
 export const PYTHON = '/usr/bin/python3';
-const ORACLE = new URL('../../scripts/python/qwen3_template_oracle.py', import.meta.url).pathname;
+const ORACLE = new URL('../../scripts/oracles/qwen3_template_oracle.py', import.meta.url).pathname;
 export const TEMPLATE_PATH = new URL('../../fixtures/templates/qwen3_fixed.jinja', import.meta.url).pathname;
 
 /** The oracle's answer: the text (and the error a UTF-8 encode of it raises), or the render's error. */

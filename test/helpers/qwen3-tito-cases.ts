@@ -6,7 +6,7 @@ import type { TitoFamily } from '../../fakes/tokenizer/tito.ts';
 import { TEMPLATE_PATH } from './qwen3-template-oracle.ts';
 
 /**
- * Cases for Miles' own Qwen3 TITO code (scripts/python/qwen3_tito_oracle.py): fresh prompts, canonical
+ * Cases for Miles' own Qwen3 TITO code (scripts/oracles/qwen3_tito_oracle.py): fresh prompts, canonical
  * renders, merges at the `<|im_end|>` junction, and comparisons of a session's stored tokens (built the
  * way the fake builds them: prompt, completion, merge, completion, …) and perturbed copies with the
  * canonical render. The fake's family only makes the inputs (stored ids, perturbations); every
@@ -178,16 +178,16 @@ export function titoCases(family: TitoFamily<Qwen3Tokenizer>): TitoCase[] {
 const here = (path: string) => new URL(path, import.meta.url).pathname;
 
 /**
- * What Miles' own code answers for `cases`: scripts/python/qwen3_tito_oracle.py under Debian's python3,
+ * What Miles' own code answers for `cases`: scripts/oracles/qwen3_tito_oracle.py under Debian's python3,
  * importing Miles from `milesRoot`, with HF's Rust tokenizer through a Node child.
  */
 export function milesTitoAnswers(cases: readonly TitoCase[], milesRoot: string): TitoResult[] {
   const out = execFileSync(
     '/usr/bin/python3',
     [
-      here('../../scripts/python/qwen3_tito_oracle.py'),
+      here('../../scripts/oracles/qwen3_tito_oracle.py'),
       process.execPath,
-      here('../../scripts/rust-tokenizer-pipe.ts'),
+      here('../../scripts/oracles/rust-tokenizer-pipe.ts'),
       TEMPLATE_PATH,
       qwen3TokenizerPath(),
     ],

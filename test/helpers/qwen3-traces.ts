@@ -2,7 +2,7 @@ import fc from 'fast-check';
 
 /**
  * Session traces (session-trace/1) that reach the Qwen3 paths Miles special-cases, for `harness
- * conformance --tokenizer qwen3` on generated traces (scripts/conformance-traces.ts writes them; the
+ * conformance --tokenizer qwen3` on generated traces (scripts/fixtures/conformance-traces.ts writes them; the
  * `miles` suite samples them): replies with `reasoning_content`, with `<think>…</think>` inside the
  * content, with tool calls (JSON-string arguments with floats, `-0.0`, big integers, integer-like keys,
  * Unicode) answered by runs of tool messages, the request's `tools`, `enable_thinking` false, truncated

@@ -11,7 +11,7 @@ import { writeQwen3Traces } from '../helpers/qwen3-traces.ts';
 import { milesGate } from './gate.ts';
 
 // `harness conformance --tokenizer qwen3` (docs/conformance.md): Miles' own Qwen3TITOTokenizer, template
-// and comparator over the real Qwen3 tokenizer (scripts/miles-cpu/hf_bpe_tokenizer.py) against the fake's
+// and comparator over the real Qwen3 tokenizer (miles-bridge/hf_bpe_tokenizer.py) against the fake's
 // qwen3 family, on every bundled trace and on generated traces with thinking and tool calls.
 const gate = await milesGate({ sessionServer: true, qwen3: true });
 if (gate.unmet.length > 0)

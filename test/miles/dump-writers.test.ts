@@ -14,14 +14,14 @@ import { type ReplayRun, runReplay } from '../../replay/run-replay.ts';
 import { workedExampleRows } from '../../replay/testing/worked-example.ts';
 import { milesGate } from './gate.ts';
 
-// Miles' own dump writers on CPU (scripts/miles-cpu/dumps/write_dumps.py imports them from MILES_ROOT):
+// Miles' own dump writers on CPU (miles-bridge/dumps/write_dumps.py imports them from MILES_ROOT):
 // replay rollouts -> save_debug_rollout_data / convert_samples_to_train_data / the DP split /
-// process_rollout_data_shard / save_debug_train_data_for_rank -> scripts/convert_dumps.py -> the smoke
+// process_rollout_data_shard / save_debug_train_data_for_rank -> miles-bridge/convert_dumps.py -> the smoke
 // validator. Miles' schedule decisions are the oracle for the replay's train schedule.
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const WRITER = join(ROOT, 'scripts/miles-cpu/dumps/write_dumps.py');
-const CONVERTER = join(ROOT, 'scripts/convert_dumps.py');
+const WRITER = join(ROOT, 'miles-bridge/dumps/write_dumps.py');
+const CONVERTER = join(ROOT, 'miles-bridge/convert_dumps.py');
 
 const gate = await milesGate({ torch: true });
 const ready = gate.unmet.length === 0;

@@ -13,12 +13,12 @@ import {
 } from '../../replay/testing/oracle-cases.ts';
 import { milesGate } from './gate.ts';
 
-// Miles' own rollout logging on CPU (scripts/miles-cpu/metrics_oracle.py imports log_rollout_data, the
+// Miles' own rollout logging on CPU (scripts/oracles/metrics_oracle.py imports log_rollout_data, the
 // dynamic filters, MetricGatherer and generate.py's RolloutFn from MILES_ROOT), run live: its output must
 // be the committed vectors (fixtures/miles-oracle/rollout-metrics.json) and the harness's metrics.
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const ORACLE = join(ROOT, 'scripts/miles-cpu/metrics_oracle.py');
+const ORACLE = join(ROOT, 'scripts/oracles/metrics_oracle.py');
 
 const gate = await milesGate({ torch: true });
 const ready = gate.unmet.length === 0;

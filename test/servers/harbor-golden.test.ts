@@ -13,7 +13,7 @@ import { startRecordingPolicy } from './recording-policy.ts';
  * Harbor's golden Terminus-2 context-summarization scenario and its XML twin, played through the CLI
  * surface (`harness serve harbor --episodes DIR`, `POST /run`) against a recording policy: every
  * request must equal the expected list in fixtures/harbor-golden/expected byte for byte. That list
- * was derived by scripts/python/derive_terminus2_golden.py from Harbor's own tmux session code, parsers,
+ * was derived by scripts/oracles/derive_terminus2_golden.py from Harbor's own tmux session code, parsers,
  * templates and prompt f-strings against a real tmux; here it is also checked against Harbor's golden
  * traces under the normalization Harbor's integration test applies (tests/integration/test_utils.py).
  */
@@ -183,7 +183,7 @@ describe.skipIf(oracleMissing.length > 0)(
       execFileSync(
         PYTHON,
         [
-          fileURLToPath(new URL('../../scripts/python/derive_terminus2_golden.py', import.meta.url)),
+          fileURLToPath(new URL('../../scripts/oracles/derive_terminus2_golden.py', import.meta.url)),
           join(ROOT, 'episodes', `${id}.json`),
           out,
         ],

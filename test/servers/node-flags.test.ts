@@ -26,7 +26,7 @@ describe('the harness processes run with HARNESS_NODE_FLAGS', () => {
     const { scripts } = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
       scripts: Record<string, string>;
     };
-    const entries = ['bin/harness.ts', 'scripts/bench.ts'];
+    const entries = ['bin/harness.ts', 'scripts/bench/bench.ts'];
     const starting = Object.entries(scripts).filter(([, command]) =>
       entries.some((entry) => command.includes(entry)),
     );

@@ -6,10 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConvertedDumps } from '../../gpu/dumps/load-dumps.ts';
 import { validateDumps } from '../../gpu/dumps/validate-dumps.ts';
 
-// scripts/convert_dumps.py: its pure-Python parts run wherever python3 does; the torch round trip needs
+// miles-bridge/convert_dumps.py: its pure-Python parts run wherever python3 does; the torch round trip needs
 // an interpreter with torch (the GPU runner has one; elsewhere the test says it is skipped and why).
-const SCRIPT = new URL('../../scripts/convert_dumps.py', import.meta.url).pathname;
-const SCRIPTS_DIR = new URL('../../scripts/', import.meta.url).pathname;
+const SCRIPT = new URL('../../miles-bridge/convert_dumps.py', import.meta.url).pathname;
+const SCRIPTS_DIR = new URL('../../miles-bridge/', import.meta.url).pathname;
 const FIXTURE = new URL('../../fixtures/smoke/dumps/good/', import.meta.url).pathname;
 
 function works(python: string, code: string): boolean {

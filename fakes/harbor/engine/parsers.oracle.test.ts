@@ -11,13 +11,13 @@ import { parseReply } from './reply-parser.ts';
 /**
  * Differential tests against Harbor's own parsers (terminus_xml_plain_parser.py,
  * terminus_json_plain_parser.py at 6c9ba3f0) and CPython's json.loads, run by
- * scripts/python/harbor_parse_oracle.py. Skipped, with the reason, where Debian's python3 or Harbor's
+ * scripts/oracles/harbor_parse_oracle.py. Skipped, with the reason, where Debian's python3 or Harbor's
  * source is missing (CI); the golden-scenario test covers the parsers there.
  */
 
 const HARBOR_SRC = process.env.HARBOR_SRC ?? '/work/ext/harbor';
 const PYTHON = '/usr/bin/python3';
-const ORACLE = fileURLToPath(new URL('../../../scripts/python/harbor_parse_oracle.py', import.meta.url));
+const ORACLE = fileURLToPath(new URL('../../../scripts/oracles/harbor_parse_oracle.py', import.meta.url));
 const missing = [
   existsSync(PYTHON) ? undefined : `${PYTHON} is missing`,
   existsSync(join(HARBOR_SRC, 'src/harbor/agents/terminus_2/terminus_xml_plain_parser.py'))

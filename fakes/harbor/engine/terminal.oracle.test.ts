@@ -7,7 +7,7 @@ import { ShellTerminal } from './terminal.ts';
 
 /**
  * The terminal model against a real tmux read through Harbor's own TmuxSession
- * (scripts/python/harbor_tmux_oracle.py): wrapping at 160 columns, scrolling into history, `clear`, C-c,
+ * (scripts/oracles/harbor_tmux_oracle.py): wrapping at 160 columns, scrolling into history, `clear`, C-c,
  * a wrapped command line, and the incremental-output rule. Skipped, with the reason, where Debian's
  * python3, tmux or Harbor's source is missing (CI).
  */
@@ -41,7 +41,7 @@ describe.skipIf(missing.length > 0)(
     it('gives the same incremental output and visible screen after every step', () => {
       const raw = execFileSync(
         PYTHON,
-        [fileURLToPath(new URL('../../../scripts/python/harbor_tmux_oracle.py', import.meta.url))],
+        [fileURLToPath(new URL('../../../scripts/oracles/harbor_tmux_oracle.py', import.meta.url))],
         {
           input: JSON.stringify({ prompt: PROMPT, steps: STEPS.map(([keys]) => keys) }),
           env: { ...process.env, HARBOR_SRC },

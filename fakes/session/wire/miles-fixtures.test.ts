@@ -5,7 +5,7 @@ import { decodeSafetensors } from './safetensors.ts';
 
 // Samples payloads written by Miles' own `encode_samples` (radixark/miles@31f1ca96
 // miles/rollout/session/samples/codec.py), see fixtures/miles-oracle/codec/provenance.json for how the
-// container was written. Regenerate with scripts/miles-cpu/oracle_vectors.py.
+// container was written. Regenerate with scripts/oracles/oracle_vectors.py.
 const DIR = new URL('../../../fixtures/miles-oracle/codec/', import.meta.url);
 const FILES = readdirSync(DIR).filter((f) => f.endsWith('.safetensors'));
 

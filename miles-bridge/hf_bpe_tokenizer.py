@@ -31,7 +31,7 @@ from pathlib import Path
 
 import regex
 
-UNICODE_CLASSES = Path(__file__).resolve().parents[2] / "fixtures" / "unicode" / "letter-number-16.0.json"
+UNICODE_CLASSES = Path(__file__).resolve().parents[1] / "fixtures" / "unicode" / "letter-number-16.0.json"
 
 # transformers' SPECIAL_TOKENS_ATTRIBUTES order (tokenization_utils_base.py), which all_special_* follow.
 SPECIAL_TOKEN_ATTRIBUTES = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")

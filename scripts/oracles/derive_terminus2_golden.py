@@ -12,7 +12,7 @@ The message flow of the scenario (which request holds which messages) follows te
 `_run_agent_loop`, `_query_llm` and `_summarize`; the script then checks its result against Harbor's
 golden traces under Harbor's own `normalize_traces` (tests/integration/test_utils.py).
 
-Usage: /usr/bin/python3 scripts/python/derive_terminus2_golden.py EPISODE.json OUT.json
+Usage: /usr/bin/python3 scripts/oracles/derive_terminus2_golden.py EPISODE.json OUT.json
 Needs tmux. Writes [{"status": int, "messages": [...]}, ...] in request order.
 """
 

@@ -11,7 +11,7 @@ in session server v2's shape (each rollout a list of samples): `agent_logged` is
 metrics, `agent_would_log` what `aggregate_agent_metrics` gives on the samples themselves.
 
 What is replaced (printed, and recorded in the file):
-- the launcher's stand-ins (scripts/miles-cpu/standins.py) for modules Debian lacks;
+- the launcher's stand-ins (miles-bridge/standins.py) for modules Debian lacks;
 - `miles.utils.tracking_utils`: it needs pydantic 2; the stand-in records the `tracking.log` call, which is
   the value under test (nothing is sent anywhere);
 - generate.py's imports (`RolloutFnTrainInput`/`Output`, `InferenceRolloutFn`): their modules pull ray and
@@ -19,7 +19,7 @@ What is replaced (printed, and recorded in the file):
   with stand-ins for those three names; the base class's `_call_train` returns the case's kept groups,
   which is what the real one returns to it.
 
-Usage: /usr/bin/python3 scripts/miles-cpu/metrics_oracle.py --miles-root PATH [--out fixtures/miles-oracle]
+Usage: /usr/bin/python3 scripts/oracles/metrics_oracle.py --miles-root PATH [--out fixtures/miles-oracle]
 """
 
 import argparse
@@ -33,7 +33,7 @@ import sys
 import types
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "miles-bridge"))
 
 import standins  # noqa: E402
 
@@ -386,7 +386,7 @@ def main(argv):
     out.mkdir(parents=True, exist_ok=True)
     document = {
         "miles_commit": commit,
-        "produced_by": "scripts/miles-cpu/metrics_oracle.py: Miles' call_dynamic_filter + MetricGatherer, "
+        "produced_by": "scripts/oracles/metrics_oracle.py: Miles' call_dynamic_filter + MetricGatherer, "
         "log_rollout_data (tracking.log captured) and generate.py's RolloutFn._call_train",
         "replaced": [{"name": name, "why": why} for name, why in replaced.items],
         "cases": results,

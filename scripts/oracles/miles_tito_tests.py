@@ -8,7 +8,7 @@ answers Miles' `load_tokenizer("Qwen/Qwen3-4B", …)` / `AutoTokenizer.from_pret
 `HFBPETokenizer` over the pinned Qwen3 tokenizer.json. Only Qwen3 cases run (`-k "not glm47"` and
 friends): there is no GLM-4.7 tokenizer offline. Other pytest arguments pass through.
 
-    /usr/bin/python3 scripts/miles-cpu/miles_tito_tests.py --miles-root "$MILES_ROOT" [-- -x -q]
+    /usr/bin/python3 scripts/oracles/miles_tito_tests.py --miles-root "$MILES_ROOT" [-- -x -q]
 
 Exit status: pytest's.
 """
@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[2] / "miles-bridge"
 TESTS = Path("tests/fast/utils/chat_template_utils")
 FILES = ["test_tito_tokenizer.py", "test_token_seq_comparator.py"]
 # Cases that need a tokenizer other than Qwen3's (GLM-4.7, DeepSeek, Inkling checkpoints).

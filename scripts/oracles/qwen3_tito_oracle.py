@@ -7,7 +7,7 @@ Usage: MILES_ROOT=/path/to/miles python3 qwen3_tito_oracle.py NODE PIPE_SCRIPT T
 Miles' modules are imported from MILES_ROOT at run time; nothing of them is copied. What Debian lacks is
 stood in for, each named:
 - the tokenizer: HF's Rust build over the pinned tokenizer.json, reached through a Node child
-  (scripts/rust-tokenizer-pipe.ts), wrapped in the few methods Miles calls (encode, decode,
+  (scripts/oracles/rust-tokenizer-pipe.ts), wrapped in the few methods Miles calls (encode, decode,
   convert_tokens_to_ids, all_special_ids, added_tokens_decoder, apply_chat_template);
 - apply_chat_template renders the given template with jinja2 in HF's environment (trim_blocks,
   lstrip_blocks, loopcontrols, HF's tojson) and encodes with add_special_tokens=False, as transformers does;

@@ -3,13 +3,13 @@ import { dirname } from 'node:path';
 import fc from 'fast-check';
 import { Tokenizer as RustTokenizer } from 'tokenizers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../common/python-json.ts';
 import {
   LoneSurrogateError,
   loneSurrogateAt,
   qwen3TokenizerPath,
-} from '../../fakes/tokenizer/qwen3-tokenizer.ts';
-import { wildString } from '../../test/helpers/text-arbitraries.ts';
+} from '../fakes/tokenizer/qwen3-tokenizer.ts';
+import { wildString } from '../test/helpers/text-arbitraries.ts';
 
 /**
  * The launcher's pure-Python Qwen3 tokenizer (hf_bpe_tokenizer.py, what Miles runs on CPU with

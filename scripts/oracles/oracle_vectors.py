@@ -5,12 +5,12 @@
 - codec/*.safetensors: samples payloads from Miles' `encode_samples(..., fields=COMPUTED_FIELDS_V2)`
   (miles/rollout/session/samples/codec.py): which tensors, names, dtypes and the `_samples_meta` JSON are
   Miles'; the container is written by the reference `safetensors` package when it is installed, else by
-  scripts/miles-cpu/safetensors_format.py (said in codec/provenance.json);
+  miles-bridge/safetensors_format.py (said in codec/provenance.json);
 - mismatch.json: `TokenSeqComparator.compare_sequences` (miles/utils/chat_template_utils/
   token_seq_comparator.py) on toy-token sequences, configured as the default family configures it;
 - merge.json: `merge_samples` (miles/rollout/generate_utils/sample_utils.py) on toy turn samples.
 
-Usage: /usr/bin/python3 scripts/miles-cpu/oracle_vectors.py --miles-root PATH [--out fixtures/miles-oracle]
+Usage: /usr/bin/python3 scripts/oracles/oracle_vectors.py --miles-root PATH [--out fixtures/miles-oracle]
 """
 
 import argparse
@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "miles-bridge"))
 
 import standins  # noqa: E402
 from toy_tokenizer import ToyTokenizer, word_id  # noqa: E402
@@ -159,9 +159,9 @@ def main(argv):
         codec.append({"file": f"{name}.safetensors", "bytes": len(payload)})
     provenance = {
         "miles_commit": commit,
-        "produced_by": "scripts/miles-cpu/oracle_vectors.py: Miles' encode_samples(..., fields=COMPUTED_FIELDS_V2)",
+        "produced_by": "scripts/oracles/oracle_vectors.py: Miles' encode_samples(..., fields=COMPUTED_FIELDS_V2)",
         "container_writer": (
-            "scripts/miles-cpu/safetensors_format.py (the safetensors package is not installed: " + container + ")"
+            "miles-bridge/safetensors_format.py (the safetensors package is not installed: " + container + ")"
             if container
             else "the safetensors package (safetensors.numpy.save)"
         ),

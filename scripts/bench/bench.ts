@@ -2,15 +2,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { parseScriptFlags, switchFlag, valueFlag } from '../common/cli-flags.ts';
-import { benchAttachPoint, DEFAULT_TREE_SIZES } from './bench/attach-bench.ts';
-import { benchChat } from './bench/chat-bench.ts';
-import { machineInfo } from './bench/machine.ts';
-import { benchNpmTest } from './bench/npm-test-bench.ts';
-import { benchRealistic } from './bench/realistic-bench.ts';
-import { benchReplay } from './bench/replay-bench.ts';
-import { type BenchResult, BenchResultSchema } from './bench/result-schema.ts';
-import { benchSamplesOp, DEFAULT_SAMPLES_BENCH } from './bench/samples-bench.ts';
+import { parseScriptFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
+import { benchAttachPoint, DEFAULT_TREE_SIZES } from './attach-bench.ts';
+import { benchChat } from './chat-bench.ts';
+import { machineInfo } from './machine.ts';
+import { benchNpmTest } from './npm-test-bench.ts';
+import { benchRealistic } from './realistic-bench.ts';
+import { benchReplay } from './replay-bench.ts';
+import { type BenchResult, BenchResultSchema } from './result-schema.ts';
+import { benchSamplesOp, DEFAULT_SAMPLES_BENCH } from './samples-bench.ts';
 
 /**
  * `npm run bench`: the harness's benchmarks (docs: benchmarks/README.md).
@@ -26,7 +26,7 @@ import { benchSamplesOp, DEFAULT_SAMPLES_BENCH } from './bench/samples-bench.ts'
  * one JSON object (format harness-bench/2) on stdout; progress always goes to stderr.
  */
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LATEST = resolve(ROOT, 'benchmarks/results/latest.json');
 
 const Count = z.coerce.number().int().positive();

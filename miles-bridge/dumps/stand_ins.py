@@ -12,7 +12,7 @@ REPLACED = []
 
 def _unavailable(name):
     def call(*_args, **_kwargs):
-        raise RuntimeError(f"{name} is a stand-in (scripts/miles-cpu/dumps/stand_ins.py); the dump path must not call it")
+        raise RuntimeError(f"{name} is a stand-in (miles-bridge/dumps/stand_ins.py); the dump path must not call it")
 
     call.__name__ = name.rsplit(".", 1)[-1]
     return call

@@ -99,7 +99,7 @@ def _safetensors_standin(replaced: Replacements) -> None:
     package.numpy = standin_module("safetensors.numpy", save=safetensors_format.save, load=safetensors_format.load)
     replaced.add(
         "safetensors.numpy",
-        "not in Debian; scripts/miles-cpu/safetensors_format.py writes the same container format",
+        "not in Debian; miles-bridge/safetensors_format.py writes the same container format",
     )
 
 
@@ -198,5 +198,5 @@ def install_toy_tokenizer(miles_root: Path, vocabulary: list[str], replaced: Rep
     chat_template_utils.get_tito_tokenizer = toy_tito.get_tito_tokenizer
     replaced.add(
         "miles.utils.chat_template_utils.get_tito_tokenizer",
-        "the toy tokenizer's default TITO family (scripts/miles-cpu/toy_tito.py)",
+        "the toy tokenizer's default TITO family (miles-bridge/toy_tito.py)",
     )

@@ -64,7 +64,8 @@ const MILES_31F1CA96: MilesProfile = MilesProfileSchema.parse({
   name: '31f1ca96',
   commits: ['radixark/miles@31f1ca961a94cb860cec3b2dea34ec332bfa8f76'],
   about: 'radixark/miles at 31f1ca96 (2026-08-21), the one whole snapshot the harness was first built on',
-  checkedAgainstMiles: 'harness conformance: 40/40 bundled traces and 28/28 raw requests (docs/conformance.md)',
+  checkedAgainstMiles:
+    'harness conformance: 40/40 bundled traces and 28/28 raw requests (docs/conformance.md)',
   switches: {
     defaultPicker: 'drop_retries',
     chatReplyStripsMetaInfo: false,

@@ -106,6 +106,7 @@ const ERROR_DETAILS = {
   'conformance.miles_failed': facts<Record<string, never>>(),
   'differential.miles_failed': facts<Record<string, never>>(),
   'config.max_sessions': facts<Record<string, never>>(),
+  'config.session_picker_path': facts<{ field: string }>(),
   'config.generator_params': facts<{ source?: string; issues?: unknown }>(),
   'config.tokenizer_file': facts<{ path: string; reason: string }>(),
   // Unmet preconditions of a gated command (exit 3): what the machine lacks, not a bad input.

@@ -13,14 +13,27 @@ export const MilesSwitchesSchema = z
     /**
      * The samples op's picker when the client names none (`--session-sample-picker-path` unset).
      * 31f1ca96: `drop_retries` (v2/picker_hub/drop_retries.py); newer: `drop_same_prompt_retries`
-     * (sii-avalanche/miles@4d412b5a v2/picker_hub/__init__.py).
+     * (sii-avalanche/miles@4d412b5a v2/picker_hub/__init__.py, drop_same_prompt_retries.py; the default path
+     * in its tests' `SessionServerConfig`). Any of the three is selectable by its import path.
      */
     defaultPicker: z.enum(['drop_retries', 'drop_same_prompt_retries']),
     /** Chat reply without `meta_info`; a choice's `logprobs` only when the client asked for them. */
     chatReplyStripsMetaInfo: z.boolean(),
-    /** Forwarded and recorded request carry `return_routed_experts`/`return_indexer_topk: false`, `chat_template_kwargs: {}`, `tools: null`. */
+    /**
+     * The request resolved as sii-avalanche/miles@4d412b5a miles/rollout/session/request_args.py does: the
+     * forwarded and recorded request always carries `return_routed_experts`/`return_indexer_topk`
+     * (false unless the replay flags), `chat_template_kwargs` (launch, then the continued turn's, then the
+     * request's; `{}` when none) and `tools` (`null` when none), in that key order; the attach node is found
+     * before the request is resolved (its `turn_args` are the history); a client `input_ids`,
+     * `routed_experts_start_len`, `logprob_start_len`, a foreign `lora_path` or `tools` inside
+     * `chat_template_kwargs` is a 400.
+     */
     forwardedRequestDefaults: z.boolean(),
-    /** `top_p < 1` or `top_k > 0` answered 400 "bounded training-request sampling requires bounded rollout sampling". */
+    /**
+     * `top_p < 1` or `top_k > 0` answered 400 "bounded training-request sampling requires bounded rollout
+     * sampling"; `top_p` outside (0, 1] 400 "training request top_p must be in (0, 1], got …"
+     * (sii-avalanche/miles@4d412b5a miles/rollout/generate_utils/sampling_mask.py).
+     */
     refuseBoundedSampling: z.boolean(),
     /** An upstream 200 with `finish_reason "abort"` answered 503, nothing committed (radixark PR #3337). */
     upstreamAbortIs503: z.boolean(),
@@ -84,8 +97,42 @@ const MILES_31F1CA96: MilesProfile = MilesProfileSchema.parse({
   },
 });
 
+/**
+ * The newer session server: sii-avalanche/miles at 4d412b5a (a fork holding most of one coherent set of
+ * session-server files after 31f1ca96), with `v2/tree_trajectory.py` from radixark/miles@2ea774cb and the
+ * TITO tokenizer base from radixark/miles@3abe1f8c (../shared/specs/miles-next.md; radixark PRs #3258 and
+ * #3337 for the active leaf and the abort).
+ */
+const MILES_4D412B5A: MilesProfile = MilesProfileSchema.parse({
+  name: '4d412b5a',
+  commits: [
+    'radixark/miles@2ea774cbd2a63b64c86ab321f0fce5e1e221d426',
+    'radixark/miles@3abe1f8c06dd33c3d11d6205453101af05748ad8',
+    'sii-avalanche/miles@4d412b5aca323b49cd414dadb10d7ae1742ec637',
+  ],
+  about:
+    'a newer session server v2: sii-avalanche/miles at 4d412b5a with two radixark files, overlaid on 31f1ca96',
+  checkedAgainstMiles: null,
+  switches: {
+    defaultPicker: 'drop_same_prompt_retries',
+    chatReplyStripsMetaInfo: true,
+    forwardedRequestDefaults: true,
+    refuseBoundedSampling: true,
+    upstreamAbortIs503: true,
+    activeLeaf: false,
+    turnArgs: true,
+    healthAnthropicField: true,
+    samplesWire: 'spans',
+    validateCreateSession: true,
+    refuseToolsChanged: true,
+    rolloutMetrics: 'normalised',
+    passAtKExactGroups: true,
+    sessionServerWorkers: true,
+  },
+});
+
 /** Every known profile, oldest first. */
-export const MILES_PROFILES: readonly MilesProfile[] = [MILES_31F1CA96];
+export const MILES_PROFILES: readonly MilesProfile[] = [MILES_31F1CA96, MILES_4D412B5A];
 
 /** The newest profile that has been checked against real Miles code. */
 export const DEFAULT_MILES_PROFILE: MilesProfile = [...MILES_PROFILES]

@@ -21,6 +21,8 @@ export const TreeNodeSchema = z.object({
   completion_span: z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]),
   num_tokens: z.number().int().nonnegative(),
   response_id: z.string().nullable(),
+  /** Newer Miles (profile switch `turnArgs`): the node's resolved request without `input_ids`, `messages`. */
+  turn_args: z.record(z.string(), z.unknown()).optional(),
 });
 export type TreeNode = z.infer<typeof TreeNodeSchema>;
 

@@ -15,10 +15,12 @@ import {
   starletteJson,
   unwrapPythonFloat,
 } from '../../common/python-json.ts';
+import { DEFAULT_MILES_PROFILE, type MilesSwitches } from '../../contracts/miles-profile.ts';
 import { type TitoFamily, type TitoModel, titoFamily } from '../tokenizer/tito.ts';
 import { BackendClient, BackendTransportError } from './backend.ts';
 import { type ChatConfig, handleChat, launchKwargsFor } from './chat.ts';
 import { wallClockSeconds } from './clock.ts';
+import { parseCreateSessionBody } from './create-session.ts';
 import {
   detailError,
   HttpFailure,
@@ -30,10 +32,11 @@ import {
 import type { SessionServerEventMap } from './events.ts';
 import { sharedRecordMemory } from './fast/record-sharing.ts';
 import { defaultPostprocess } from './hooks/default-postprocess.ts';
-import { dropRetries } from './hooks/drop-retries.ts';
-import { DEFAULT_PICKER_PATH, DEFAULT_POSTPROCESSOR_PATH } from './hooks/types.ts';
+import { defaultPickerPath, pickerAtPath } from './hooks/picker-paths.ts';
+import { DEFAULT_POSTPROCESSOR_PATH } from './hooks/types.ts';
 import type { SessionServerOptions, SessionServerStats } from './options.ts';
 import { plainRecordMemory } from './record-memory.ts';
+import type { SessionRequestDefaults } from './request-args.ts';
 import { type OutgoingResponse, passThrough } from './responses.ts';
 import { matchRoute, type RouteMatch } from './routes.ts';
 import { collectSamples, type SampleHooks, type SamplesOpPerformance } from './samples-op.ts';
@@ -91,6 +94,18 @@ function json(status: number, value: unknown): OutgoingResponse {
   };
 }
 
+/**
+ * `GET /health`. Switch `healthAnthropicField` (sii-avalanche/miles@4d412b5a miles/rollout/session/sessions.py
+ * `health`): `anthropic_intermediate_system_supported`, SGLang's `detect_inline_system_support` of the
+ * chat template; every template the fake renders (the toy's, Miles' qwen3_fixed.jinja) renders a
+ * mid-conversation system message inline, so it is true.
+ */
+function healthBody(instanceId: string, switches: MilesSwitches): Record<string, unknown> {
+  const body: Record<string, unknown> = { status: 'ok', session_server_instance_id: instanceId };
+  if (switches.healthAnthropicField) body.anthropic_intermediate_system_supported = true;
+  return body;
+}
+
 function failureResponse(failure: HttpFailure): OutgoingResponse {
   return {
     status: failure.status,
@@ -113,11 +128,12 @@ function refuseAsyncHooks(options: SessionServerOptions): void {
   }
 }
 
-function sampleHooks(options: SessionServerOptions): SampleHooks {
+function sampleHooks(options: SessionServerOptions, switches: MilesSwitches): SampleHooks {
+  const pickerPath = options.pickerPath ?? defaultPickerPath(switches);
   return {
-    picker: options.picker ?? dropRetries,
+    picker: options.picker ?? pickerAtPath(pickerPath),
     postprocessor: options.postprocessor ?? defaultPostprocess,
-    pickerPath: options.picker ? hookName(options.picker, '<picker>') : DEFAULT_PICKER_PATH,
+    pickerPath: options.picker ? hookName(options.picker, '<picker>') : pickerPath,
     postprocessorPath: options.postprocessor
       ? hookName(options.postprocessor, '<postprocessor>')
       : DEFAULT_POSTPROCESSOR_PATH,
@@ -149,7 +165,7 @@ class SessionTable {
       );
   }
 
-  create(): string {
+  create(requestDefaults?: SessionRequestDefaults): string {
     const { byId, max } = this;
     if (max !== null && byId.size >= max)
       throw jsonError(
@@ -157,7 +173,7 @@ class SessionTable {
         `session limit reached: ${byId.size} live sessions (max_sessions=${max}); delete finished sessions (DELETE /sessions/{id}) or raise --max-sessions`,
       );
     const id = hex32();
-    byId.set(id, new SessionState(id, this.options.maxNodes ?? MAX_NODES));
+    byId.set(id, new SessionState(id, this.options.maxNodes ?? MAX_NODES, requestDefaults));
     if (byId.size < this.warnAt) this.warned = false;
     else if (!this.warned) {
       this.warned = true;
@@ -208,6 +224,8 @@ export class SessionServerApp {
   readonly instanceId = hex32();
   readonly titoModel: TitoModel;
   readonly sessions: SessionTable;
+  /** The Miles profile's switches: which of Miles' rules this instance follows. */
+  readonly switches: MilesSwitches;
   private readonly family: TitoFamily;
   private readonly backend: BackendClient;
   private readonly hooks: SampleHooks;
@@ -228,7 +246,8 @@ export class SessionServerApp {
       backendUrl: options.backendUrl,
       timeoutMs: options.backendTimeoutMs ?? null,
     });
-    this.hooks = sampleHooks(options);
+    this.switches = (options.milesProfile ?? DEFAULT_MILES_PROFILE).switches;
+    this.hooks = sampleHooks(options, this.switches);
     this.bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
     const performance = options.performance ?? {};
     this.chatBodies =
@@ -242,6 +261,7 @@ export class SessionServerApp {
       returnIndexerTopk: options.returnIndexerTopk ?? false,
       lora: options.lora ?? false,
       now: options.clock ?? wallClockSeconds,
+      switches: this.switches,
       reuseBodyBytes: performance.reuseChatBodyBytes ?? true,
       recordMemory: performance.shareRecordMemory === false ? plainRecordMemory : sharedRecordMemory,
       // As many idle as a recipe's batch keeps in flight (32 rollouts); each chat holds one while sending.
@@ -297,17 +317,16 @@ export class SessionServerApp {
   ): Promise<OutgoingResponse> {
     switch (match.name) {
       case 'health':
-        return json(200, { status: 'ok', session_server_instance_id: this.instanceId });
+        return json(200, healthBody(this.instanceId, this.switches));
       case 'create':
-        req.discardBody();
-        return json(200, { session_id: this.sessions.create() });
+        return this.createSession(req);
       case 'get': {
         const state = this.sessions.byId.get(match.sessionId);
         if (state === undefined) throw sessionNotFound(match.sessionId);
         return json(200, {
           session_id: state.id,
           records: state.activeRecords(),
-          metadata: buildSessionMetadata(state, this.family),
+          metadata: buildSessionMetadata(state, this.family, undefined, this.switches.turnArgs),
         });
       }
       case 'delete':
@@ -319,6 +338,19 @@ export class SessionServerApp {
       case 'proxy':
         return this.proxy(match.sessionId, match.path, req, at);
     }
+  }
+
+  /**
+   * `POST /sessions`: the body ignored (31f1ca96), or with the `validateCreateSession` switch read as
+   * `CreateSessionRequest` (create-session.ts): a 400 for an invalid one, else the session's defaults.
+   */
+  private async createSession(req: AppRequest): Promise<OutgoingResponse> {
+    if (!this.switches.validateCreateSession) {
+      req.discardBody();
+      return json(200, { session_id: this.sessions.create() });
+    }
+    const defaults = parseCreateSessionBody(await req.readBody(this.bodyLimit));
+    return json(200, { session_id: this.sessions.create(defaults) });
   }
 
   /** Marks the session closing, waits for its in-flight chat, then drops it. */
@@ -377,7 +409,7 @@ export class SessionServerApp {
       state,
       this.family,
       this.hooks,
-      { maxSeqLen, agentMetadata: body.metadata },
+      { maxSeqLen, agentMetadata: body.metadata, turnArgs: this.switches.turnArgs },
       this.samplesPerformance,
     );
     try {

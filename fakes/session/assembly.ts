@@ -6,6 +6,7 @@ import type { SessionRecord } from './record.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
 import type { SessionTree, TrajectoryNode } from './tree.ts';
 import { pathNodes } from './tree.ts';
+import { turnArgsOf } from './turn-args.ts';
 import {
   type Decoder,
   type Head,
@@ -456,6 +457,7 @@ export function buildLeafMaterial(
   maxSeqLen: number | null,
   mismatches: LeafMismatchMemo = new LeafMismatchMemo(family),
   fieldsFor: LeafTokenFieldsFor = plainLeafFields,
+  turnArgs = false,
 ): WireSample[] {
   const decode: Decoder = (ids) => family.tokenizer.decode(ids);
   const fields = fieldsFor(decode);
@@ -469,6 +471,8 @@ export function buildLeafMaterial(
     const metadata: Record<string, unknown> = {
       ...sample.metadata,
       accumulated_token_ids: null,
+      // Profile switch `turnArgs` (turn-args.ts): between the ids and the leaf, as Miles' `flat` dict has it.
+      ...(turnArgs ? { turn_args: turnArgsOf(leaf) } : {}),
       leaf: leafRef(leaf),
     };
     fields.setAccumulatedIds(metadata, leaf);

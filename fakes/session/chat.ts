@@ -7,6 +7,7 @@ import {
   pythonRepr,
   pythonTruthy,
 } from '../../common/python-json.ts';
+import type { MilesSwitches } from '../../contracts/miles-profile.ts';
 import type { TemplateKwargs, TitoFamily } from '../tokenizer/tito.ts';
 import { type BackendClient, BackendTransportError } from './backend.ts';
 import { HttpFailure, internalServerError, jsonError, sessionNotFound } from './errors.ts';
@@ -14,6 +15,12 @@ import type { ChatBodyReuse } from './fast/chat-body-reuse.ts';
 import { MatcherError } from './matcher.ts';
 import type { SessionRecord } from './record.ts';
 import type { RecordMemory } from './record-memory.ts';
+import {
+  prepareChatRequest,
+  type ResponseIntent,
+  refuseBoundedSampling,
+  templateArgsOf,
+} from './request-args.ts';
 import {
   chatClientResponse,
   extractCompletion,
@@ -23,6 +30,7 @@ import {
 } from './responses.ts';
 import { commitGeneration, positionForRequest, preparePrompt, type SessionState } from './state.ts';
 import type { TokenSnapshot } from './token-snapshot.ts';
+import type { TrajectoryNode } from './tree.ts';
 import type { ReplyBufferPool } from './wire/reply-buffers.ts';
 
 /**
@@ -43,6 +51,8 @@ export interface ChatConfig {
   readonly lora: boolean;
   /** Epoch seconds. */
   readonly now: () => number;
+  /** The Miles profile's switches (contracts/miles-profile.ts). */
+  readonly switches: MilesSwitches;
   /** Told the id of every node a chat commits. */
   readonly onCommitted?: (sessionId: string, nodeId: number) => void;
   /** False: every body parsed whole (default: the session's previous body reused, chat-body-reuse.ts). */
@@ -68,10 +78,17 @@ export interface IncomingChat {
 interface Prepared {
   readonly body: Record<string, unknown>;
   readonly payload: Buffer;
-  readonly stream: boolean;
+  readonly intent: ResponseIntent;
   readonly messages: unknown[];
   readonly prompt: TokenSnapshot;
-  readonly attachParent: SessionState['activeLeaf'];
+  readonly attachParent: TrajectoryNode | null;
+}
+
+/** The request rewritten for the backend: what the client's reply carries, and how the prompt renders. */
+interface Rewritten {
+  readonly intent: ResponseIntent;
+  readonly kwargs: TemplateKwargs;
+  readonly tools: unknown;
 }
 
 function parseChatBody(raw: Buffer, reuse: ChatBodyReuse | null): Record<string, unknown> {
@@ -134,13 +151,8 @@ function effectiveKwargs(config: ChatConfig, body: Record<string, unknown>): Tem
   return effective;
 }
 
-function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
-  const { state } = chat;
-  if (state.closing) {
-    state.chatBodyReuse.release();
-    throw sessionNotFound(state.id);
-  }
-  const body = parseChatBody(chat.body, config.reuseBodyBytes === false ? null : state.chatBodyReuse);
+/** 31f1ca96's rewrite (core.py `prepare_chat_request`), before the attach point is found. */
+function rewriteRequest(config: ChatConfig, body: Record<string, unknown>): Rewritten {
   const stream = pythonTruthy(body.stream);
   delete body.stream;
   delete body.stream_options;
@@ -151,30 +163,73 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
   body.no_stop_trim = false;
   if (config.lora) body.lora_path = 'miles_lora';
   const kwargs = effectiveKwargs(config, body);
+  if (config.switches.refuseBoundedSampling) refuseBoundedSampling(body);
+  return { intent: { stream, logprobs: true }, kwargs, tools: body.tools };
+}
+
+/** The newer resolution (request-args.ts), once the attach node (whose request is the history) is known. */
+function resolveRequest(
+  config: ChatConfig,
+  state: SessionState,
+  body: Record<string, unknown>,
+  attach: TrajectoryNode | null,
+): Rewritten {
+  const intent = prepareChatRequest(
+    body,
+    { ...config, fixedKwargs: config.family.fixedKwargs, ...config.switches },
+    state.requestDefaults,
+    attach === null ? null : attach.record.request,
+  );
+  const { kwargs, tools } = templateArgsOf(body);
+  return { intent, kwargs, tools };
+}
+
+function messagesOf(body: Record<string, unknown>): unknown[] {
   const messages = 'messages' in body ? body.messages : [];
   if (!Array.isArray(messages)) throw internalServerError('messages is not a list');
-  let attach: SessionState['activeLeaf'];
+  return messages;
+}
+
+function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
+  const { state } = chat;
+  if (state.closing) {
+    state.chatBodyReuse.release();
+    throw sessionNotFound(state.id);
+  }
+  const body = parseChatBody(chat.body, config.reuseBodyBytes === false ? null : state.chatBodyReuse);
+  // 31f1ca96 rewrites the request before positioning it; the newer Miles finds the attach node first.
+  const resolvedLater = config.switches.forwardedRequestDefaults;
+  const early = resolvedLater ? null : rewriteRequest(config, body);
+  const messages = messagesOf(body);
   // Which messages the search found equal to a stored one, so the sharing below compares them once.
   const equalStored: unknown[] = [];
+  let attach: TrajectoryNode | null;
   try {
-    attach = positionForRequest(state, messages, equalStored);
+    attach = positionForRequest(state, messages, equalStored, config.switches.activeLeaf);
   } catch (error) {
     if (error instanceof MatcherError) throw jsonError(500, error.message);
     throw error;
   }
+  const rewritten = early ?? crashIsPlain500(() => resolveRequest(config, state, body, attach));
   const memory = config.recordMemory;
   memory.adoptHistory(messages, attach, equalStored);
-  let prompt: TokenSnapshot;
+  const prompt = crashIsPlain500(() =>
+    preparePrompt(config.family, attach, messages, rewritten.kwargs, rewritten.tools),
+  );
+  memory.setPromptIds(body, prompt);
+  const pool = config.forwardBuffers;
+  const payload = memory.forwardedBytes(body, pool === undefined ? undefined : (size) => pool.take(size));
+  return { body, payload, intent: rewritten.intent, messages, prompt, attachParent: attach };
+}
+
+/** Runs `step`; Miles' own refusals pass, anything else is the plain 500 of an unhandled exception. */
+function crashIsPlain500<T>(step: () => T): T {
   try {
-    prompt = preparePrompt(config.family, attach, messages, kwargs, body.tools);
+    return step();
   } catch (error) {
     if (error instanceof HttpFailure) throw error;
     throw internalServerError(error);
   }
-  memory.setPromptIds(body, prompt);
-  const pool = config.forwardBuffers;
-  const payload = memory.forwardedBytes(body, pool === undefined ? undefined : (size) => pool.take(size));
-  return { body, payload, stream, messages, prompt, attachParent: state.activeLeaf };
 }
 
 function responseIdOf(response: Record<string, unknown>): string | null {
@@ -209,7 +264,7 @@ export async function handleChat(config: ChatConfig, chat: IncomingChat): Promis
     throw internalServerError(error);
   }
   if (upstream.status !== 200) return passThrough(upstream);
-  const completion = extractCompletion(upstream.body);
+  const completion = extractCompletion(upstream.body, config.switches.upstreamAbortIs503);
   try {
     config.family.tokenizer.learnMessage(completion.assistantMessage);
   } catch {
@@ -253,7 +308,10 @@ export async function handleChat(config: ChatConfig, chat: IncomingChat): Promis
     }
   });
 
-  return prepared.stream
+  return prepared.intent.stream
     ? fakeStreamResponse(upstream.status, completion)
-    : chatClientResponse(upstream, completion);
+    : chatClientResponse(upstream, completion, {
+        stripMetaInfo: config.switches.chatReplyStripsMetaInfo,
+        logprobs: prepared.intent.logprobs,
+      });
 }

@@ -1,4 +1,5 @@
 import type { BodyBufferPool } from '../../common/http/body-buffers.ts';
+import type { MilesProfile } from '../../contracts/miles-profile.ts';
 import type { TemplateKwargs, TitoModel } from '../tokenizer/tito.ts';
 import type { SamplePicker, SamplePostprocessor } from './hooks/types.ts';
 
@@ -9,8 +10,18 @@ export interface SessionServerOptions {
   readonly titoModel?: TitoModel;
   readonly host?: string;
   readonly port?: number;
-  /** Default: `drop_retries`. */
+  /**
+   * Which Miles the fake answers as (contracts/miles-profile.ts): its switches choose the rules
+   * (docs/session-server.md "Miles profiles"). Default: `DEFAULT_MILES_PROFILE`.
+   */
+  readonly milesProfile?: MilesProfile;
+  /** A picker function; wins over `pickerPath`. Default: the profile's `defaultPicker`. */
   readonly picker?: SamplePicker;
+  /**
+   * `--session-sample-picker-path`: one of the pickers Miles ships, by import path
+   * (hooks/picker-paths.ts); an unknown path is refused at start (`config.session_picker_path`).
+   */
+  readonly pickerPath?: string;
   /** Default: `default_postprocess`. */
   readonly postprocessor?: SamplePostprocessor;
   /** Request bodies above this are answered 413 (the fake's own guard; Miles has none). */

@@ -36,6 +36,8 @@ const META_INFO_ERROR = 'meta_info and output_token_logprobs must be in choice (
 const CONTENT_NONE_ERROR =
   'assistant message content is None, when tool call parser failed SGLang should still return an empty content rather than None. Please check your modified SGLang version.';
 
+export const UPSTREAM_ABORTED_ERROR = 'upstream generation aborted before completion';
+
 function pyStr(v: unknown): string {
   return typeof v === 'string' ? v : pythonRepr(v);
 }
@@ -44,7 +46,7 @@ function pyStr(v: unknown): string {
  * Validates a 200 body. Miles' own checks become 502 JSON; anything its code would crash on (no JSON,
  * `choices: []`, no `completion_tokens`, …) is a plain 500.
  */
-export function extractCompletion(body: Buffer): Completion {
+export function extractCompletion(body: Buffer, abortIs503 = false): Completion {
   let response: unknown;
   try {
     response = pythonJsonLoadsBytes(body);
@@ -56,6 +58,9 @@ export function extractCompletion(body: Buffer): Completion {
   if (!Array.isArray(choices) || choices.length === 0) throw internalServerError('no choices[0]');
   const choice = choices[0];
   if (!isJsonObject(choice)) throw internalServerError('choices[0] is not an object');
+  // Switch `upstreamAbortIs503` (sii-avalanche/miles@4d412b5a miles/rollout/session/core.py
+  // `extract_completion`, errors.py `UpstreamGenerationAbortedError`; radixark PR #3337): nothing is committed.
+  if (abortIs503 && choice.finish_reason === 'abort') throw jsonError(503, UPSTREAM_ABORTED_ERROR);
   const meta = choice.meta_info;
   if (!isJsonObject(meta) || !('output_token_logprobs' in meta)) throw jsonError(502, META_INFO_ERROR);
   const message = pythonTruthy(choice.message) ? choice.message : {};
@@ -99,11 +104,46 @@ export function clientCopy(response: Record<string, unknown>): Record<string, un
   return 'choices' in response ? { ...response, choices } : { ...response };
 }
 
+/**
+ * Switch `chatReplyStripsMetaInfo` (sii-avalanche/miles@4d412b5a miles/rollout/session/core.py
+ * `_client_response_body`): every choice without `meta_info`, and without `logprobs` unless the client's
+ * request asked for them; the recorded response keeps both.
+ */
+export function clientBodyWithoutMetaInfo(
+  response: Record<string, unknown>,
+  logprobs: boolean,
+): Record<string, unknown> {
+  const choices = Array.isArray(response.choices) ? response.choices : [];
+  return {
+    ...response,
+    choices: choices.map((choice) => {
+      if (!isJsonObject(choice)) throw internalServerError('choice is not a dict');
+      const { meta_info: _meta, ...kept } = choice;
+      if (!logprobs) delete kept.logprobs;
+      return kept;
+    }),
+  };
+}
+
+/** How the reply to the client is cut from the backend's (the profile's switch and the client's ask). */
+export interface ClientReplyShape {
+  readonly stripMetaInfo: boolean;
+  /** The client's own `logprobs` was truthy. */
+  readonly logprobs: boolean;
+}
+
 /** The non-stream 200 for the client. */
-export function chatClientResponse(upstream: BackendResult, completion: Completion): OutgoingResponse {
+export function chatClientResponse(
+  upstream: BackendResult,
+  completion: Completion,
+  shape: ClientReplyShape = { stripMetaInfo: false, logprobs: true },
+): OutgoingResponse {
   const headers: Record<string, string | readonly string[]> = { ...upstream.headers };
   headers['content-type'] ??= JSON_CONTENT_TYPE;
-  return { status: 200, headers, body: jsonBody(clientCopy(completion.response)) };
+  const body = shape.stripMetaInfo
+    ? clientBodyWithoutMetaInfo(completion.response, shape.logprobs)
+    : clientCopy(completion.response);
+  return { status: 200, headers, body: jsonBody(body) };
 }
 
 /**

@@ -30,6 +30,8 @@ export interface SamplesRequest {
   readonly maxSeqLen: number | null;
   /** The agent metadata; `undefined` when the request carried none (or null). */
   readonly agentMetadata: unknown;
+  /** The profile switch `turnArgs`: `turn_args` in the session and sample metadata and the tree (turn-args.ts). */
+  readonly turnArgs?: boolean;
 }
 
 /** The op's speed switches (fakes/session/options.ts `SessionServerPerformance`). */
@@ -63,7 +65,8 @@ export function collectSamples(
 ): SamplesReply {
   // The active leaf's comparison is made once for the metadata and reused for its sample when it can be.
   const mismatches = new LeafMismatchMemo(family);
-  const sessionMetadata: SessionMetadata = buildSessionMetadata(state, family, mismatches);
+  const turnArgs = request.turnArgs ?? false;
+  const sessionMetadata: SessionMetadata = buildSessionMetadata(state, family, mismatches, turnArgs);
   if (request.agentMetadata !== undefined && request.agentMetadata !== null) {
     sessionMetadata.agent = request.agentMetadata;
   }
@@ -77,7 +80,7 @@ export function collectSamples(
   let material: WireSample[];
   try {
     const fields = performance.foldAsRuns === false ? plainLeafFields : runLeafFields;
-    material = buildLeafMaterial(state.tree, family, request.maxSeqLen, mismatches, fields);
+    material = buildLeafMaterial(state.tree, family, request.maxSeqLen, mismatches, fields, turnArgs);
   } catch (error) {
     if (error instanceof AssemblyError) throw plainError(422, error.message);
     throw internalServerError(error);

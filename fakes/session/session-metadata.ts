@@ -2,6 +2,7 @@ import type { TreeMetadata } from '../../contracts/wire-sample.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
 import { LeafMismatchMemo } from './mismatch.ts';
 import type { SessionState } from './state.ts';
+import { turnArgsOf } from './turn-args.ts';
 
 /**
  * The session metadata GET prints and the hooks receive (radixark/miles@31f1ca96
@@ -17,6 +18,7 @@ export function buildSessionMetadata(
   state: SessionState,
   family: TitoFamily,
   mismatches: LeafMismatchMemo = new LeafMismatchMemo(family),
+  turnArgs = false,
 ): SessionMetadata {
   const out: Record<string, unknown> = {};
   const leaf = state.activeLeaf;
@@ -26,6 +28,9 @@ export function buildSessionMetadata(
   }
   out.accumulated_token_ids = state.activeTokenIds();
   out.max_trim_tokens = family.maxTrimTokens;
-  const tree = state.tree.metadata();
-  return Object.assign(out, { tree });
+  const tree = state.tree.metadata(turnArgs);
+  Object.assign(out, { tree });
+  // Switch `turnArgs`: the view's (the last committed node's) request, after the tree (turn-args.ts).
+  if (turnArgs) out.turn_args = turnArgsOf(leaf);
+  return out as SessionMetadata;
 }

@@ -4,6 +4,7 @@ import { jsonError } from './errors.ts';
 import { ChatBodyReuse } from './fast/chat-body-reuse.ts';
 import { AsyncLock } from './lock.ts';
 import type { SessionRecord } from './record.ts';
+import { type SessionRequestDefaults, TRAINING_SESSION } from './request-args.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
 import { isTruncated, pathNodes, SessionTree, type TrajectoryNode } from './tree.ts';
 
@@ -17,12 +18,19 @@ export class SessionState {
   readonly lock = new AsyncLock();
   readonly tree: SessionTree;
   closing = false;
+  /**
+   * The view GET and the session metadata show: the active leaf (31f1ca96), or without the `activeLeaf`
+   * switch the last committed node, which a commit always makes it.
+   */
   activeLeaf: TrajectoryNode | null = null;
+  /** What `POST /sessions` fixed (the `validateCreateSession` switch; create-session.ts). */
+  readonly requestDefaults: SessionRequestDefaults;
   /** Speed only: the previous chat body's bytes and messages, for the next body to reuse (chat-body-reuse.ts). */
   readonly chatBodyReuse = new ChatBodyReuse();
 
-  constructor(id: string, maxNodes?: number) {
+  constructor(id: string, maxNodes?: number, requestDefaults: SessionRequestDefaults = TRAINING_SESSION) {
     this.id = id;
+    this.requestDefaults = requestDefaults;
     this.tree = new SessionTree(maxNodes);
   }
 
@@ -40,19 +48,22 @@ export const TRUNCATED_EXTENSION_ERROR =
   "truncated generation cannot be extended: the matched node ended with finish_reason='length' and truncation closes that path for good; branch before the cut instead";
 
 /**
- * Finds the attach node and moves the view there (radixark/miles@31f1ca96
- * miles/rollout/session/v2/session_state.py `position_for_request`). A truncated attach node is a 409 with no
- * state change; otherwise the move persists even if a later step fails. `equalStored`: tree.ts
- * `findAttachPoint`'s.
+ * Finds the attach node and, with the `activeLeaf` switch, moves the view there
+ * (radixark/miles@31f1ca96 miles/rollout/session/v2/session_state.py `position_for_request`). A truncated
+ * attach node is a 409 with no state change; otherwise the move persists even if a later step fails.
+ * Without the switch the search is pure and the view stays on the last committed node
+ * (sii-avalanche/miles@4d412b5a v2/session_state.py `attach_point_for_request`, `SessionStateV2.latest`;
+ * radixark PR #3258). `equalStored`: tree.ts `findAttachPoint`'s.
  */
 export function positionForRequest(
   state: SessionState,
   messages: readonly unknown[],
   equalStored?: unknown[],
+  moveView = true,
 ): TrajectoryNode | null {
   const { node } = state.tree.findAttachPoint(messages, equalStored);
   if (node !== null && isTruncated(node)) throw jsonError(409, TRUNCATED_EXTENSION_ERROR);
-  state.activeLeaf = node;
+  if (moveView) state.activeLeaf = node;
   return node;
 }
 

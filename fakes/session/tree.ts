@@ -4,6 +4,7 @@ import { sameJson } from './fast/same-json.ts';
 import { sameStrictFields, strictMessageKey } from './matcher.ts';
 import type { SessionRecord } from './record.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
+import { turnArgsOf } from './turn-args.ts';
 
 /**
  * The trajectory tree of one v2 session (radixark/miles@31f1ca96
@@ -179,7 +180,8 @@ export class SessionTree {
     return this.nodes.filter((n) => n.children.length === 0);
   }
 
-  metadata(): TreeMetadata {
+  /** `tree_metadata`; with `turnArgs` (the profile switch) each node's `turn_args` last (turn-args.ts). */
+  metadata(turnArgs = false): TreeMetadata {
     return {
       nodes: this.nodes.map((n) => ({
         id: n.seq,
@@ -190,6 +192,7 @@ export class SessionTree {
         completion_span: [n.completionSpan[0], n.completionSpan[1]],
         num_tokens: n.tokens.length,
         response_id: n.responseId,
+        ...(turnArgs ? { turn_args: turnArgsOf(n) } : {}),
       })),
       leaves: this.leaves().map((n) => ({ node_id: n.seq, path_node_ids: pathNodes(n).map((p) => p.seq) })),
     };

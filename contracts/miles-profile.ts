@@ -145,3 +145,10 @@ export const MILES_PROFILE_NAMES: readonly string[] = MILES_PROFILES.map((p) => 
 export function milesProfileNamed(name: string): MilesProfile | undefined {
   return MILES_PROFILES.find((p) => p.name === name);
 }
+
+/** One line naming a profile and its commits, for terminal output: `Miles profile NAME (owner/repo@sha8, …)`. */
+export function milesProfileLine(profile: MilesProfile): string {
+  const commits = profile.commits.map((c) => c.replace(/@([0-9a-f]{8})[0-9a-f]*$/, '@$1'));
+  const checked = profile.checkedAgainstMiles === null ? '; not yet checked against real Miles code' : '';
+  return `Miles profile ${profile.name} (${commits.join(', ')}${checked})`;
+}

@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { HarnessError } from '../common/errors.ts';
 import { fsReason } from '../common/fs-reason.ts';
 import { parseJson } from '../common/python-json.ts';
+import { DEFAULT_MILES_PROFILE, type MilesProfile } from '../contracts/miles-profile.ts';
 import {
   DEFAULT_EPISODES_DIR,
   loadEpisodeScripts,
@@ -10,7 +11,7 @@ import {
 import type { EpisodeScript } from '../fakes/harbor/episode-schema.ts';
 import { generateEpisodes, toEpisodeScripts } from '../fakes/harbor/generator/generate.ts';
 import type { GeneratorParamsInput } from '../fakes/harbor/generator/params.ts';
-import { createSessionClient } from '../fakes/session/index.ts';
+import { createSessionClient, defaultPickerPath } from '../fakes/session/index.ts';
 import type { TitoModel } from '../fakes/tokenizer/tito.ts';
 import { checkDataFromOutcomes } from './checks/from-step-outcomes.ts';
 import { StepwiseChecks } from './checks/stepwise-checks.ts';
@@ -26,7 +27,7 @@ import { type StackOptions, startReplayStack } from './driver/stack.ts';
 import type { NormalizationConfig } from './grpo/config.ts';
 import type { TrainScheduleConfig } from './grpo/train-schedule.ts';
 import type { Rollout } from './model/rollout.ts';
-import { type ReportConfig, reportFrame, reportStep } from './report/build-report.ts';
+import { type ReportConfig, reportedMilesProfile, reportFrame, reportStep } from './report/build-report.ts';
 import { InMemoryReport, type ReplayReportSink } from './report/report-sink.ts';
 import type { ReplayReport } from './report/schema.ts';
 import { processStep, type StepOutcome } from './step/process-step.ts';
@@ -53,6 +54,8 @@ export interface ReplayOptions {
   /** Harbor's `--agent-timeout` in seconds. */
   readonly agentTimeoutS: number;
   readonly titoModel: TitoModel;
+  /** Which Miles the fakes answer as (contracts/miles-profile.ts); default `DEFAULT_MILES_PROFILE`. */
+  readonly milesProfile?: MilesProfile;
   /**
    * The recipe's `--global-batch-size` (rollouts per optimizer step) and the trainer's data-parallel
    * size; without them one optimizer step takes the whole batch on one rank.
@@ -159,6 +162,13 @@ export function normalizationFor(
   };
 }
 
+/** The samples op's picker: a planted one by its function name, else the profile's default by import path. */
+function pickerName(options: Pick<ReplayOptions, 'sessionHooks'>, profile: MilesProfile): string {
+  const planted = options.sessionHooks?.picker;
+  if (planted !== undefined) return planted.name.length > 0 ? planted.name : '<picker>';
+  return defaultPickerPath(profile.switches);
+}
+
 function interrupted(signal: AbortSignal): HarnessError {
   return new HarnessError('replay.interrupted', 'replay interrupted', { cause: signal.reason });
 }
@@ -200,6 +210,7 @@ export async function streamReplay<Result>(
   const episodes = await episodesFor(options, prompts);
   if (hooks.signal.aborted) throw interrupted(hooks.signal);
   const normalization = normalizationFor(options);
+  const profile = options.milesProfile ?? DEFAULT_MILES_PROFILE;
   const config: ReportConfig = {
     rollout_batch_size: options.rolloutBatchSize,
     n_samples_per_prompt: options.nSamplesPerPrompt,
@@ -210,6 +221,7 @@ export async function streamReplay<Result>(
     episodes: episodesLabel(options),
     normalization,
     strict: options.strict ?? false,
+    miles_profile: reportedMilesProfile(profile, pickerName(options, profile)),
   };
   const checks = new StepwiseChecks({
     n_samples_per_prompt: normalization.n_samples_per_prompt,
@@ -222,6 +234,7 @@ export async function streamReplay<Result>(
     maxConcurrent: Math.max(options.concurrency, 1),
     agentTimeoutS: options.agentTimeoutS,
     titoModel: options.titoModel,
+    milesProfile: profile,
     ...(options.sessionHooks ? { sessionHooks: options.sessionHooks } : {}),
     ...(options.keepRequestMessages ? { keepRequestMessages: true } : {}),
     ...(options.sessionServer === undefined ? {} : { sessionServer: options.sessionServer }),

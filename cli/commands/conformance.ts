@@ -2,6 +2,8 @@ import { relative, resolve } from 'node:path';
 import { parseFlags, switchFlag } from '../../common/cli-flags.ts';
 import { isHarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
+import { milesProfileLine } from '../../contracts/miles-profile.ts';
+import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { type ConformanceReport, runConformance } from '../../replay/conformance/run-conformance.ts';
 import type { CliCommand, CliIo } from '../io.ts';
 import { milesCheckoutFlags, milesRootOf } from './miles-checkout-flags.ts';
@@ -21,8 +23,9 @@ malformed bodies, 405s, proxy fall-throughs, samples-op refusals). Session ids a
     tokenizer: tokenizerFlag(
       "toy (default) or qwen3: both servers on Qwen3's real tokenizer (the fake's qwen3\nfamily; the launcher gets --tokenizer qwen3 and runs Miles' Qwen3TITOTokenizer)",
     ),
+    'miles-profile': milesProfileFlag,
     json: switchFlag(
-      'one JSON document: {"miles_root", "replacements", "traces": [{"trace",\n"exchanges", "differences": [{"step", "what", "fake", "miles"}]}], "agree", "total",\n"raw_requests": {"exchanges", "differences"}}',
+      'one JSON document: {"miles_root", "miles_profile": {"name", "commits"}, "replacements", "traces": [{"trace",\n"exchanges", "differences": [{"step", "what", "fake", "miles"}]}], "agree", "total",\n"raw_requests": {"exchanges", "differences"}}',
     ),
   },
   footer: `Exit status: 0 every trace agrees, 1 differences (listed), 2 usage, 3 unmet precondition (no checkout,
@@ -59,12 +62,14 @@ export const command: CliCommand = {
         python: options.python,
         traces: parsed.positionals.map((t) => resolve(io.cwd, t)),
         tokenizer: options.tokenizer,
+        milesProfile: options.miles_profile,
         signal: io.signal,
       });
       if (options.json) {
         io.stdout.write(
           `${JSON.stringify({
             miles_root: report.milesRoot,
+            miles_profile: { name: options.miles_profile.name, commits: options.miles_profile.commits },
             replacements: report.replacements,
             traces: report.traces,
             agree: report.agree,
@@ -73,7 +78,7 @@ export const command: CliCommand = {
           })}\n`,
         );
       } else {
-        io.stdout.write(renderText(report, io.cwd));
+        io.stdout.write(`fake: ${milesProfileLine(options.miles_profile)}\n${renderText(report, io.cwd)}`);
       }
       const allAgree = report.agree === report.traces.length && report.rawRequests.differences.length === 0;
       return allAgree ? EXIT.ok : EXIT.failed;

@@ -5,6 +5,7 @@ import { parseFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
 import { isHarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
 import { checkOutputFile } from '../../common/output-path.ts';
+import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { resolveRecipeConfig } from '../../recipe/builder.ts';
 import { recipeInputFromValues } from '../../recipe/options.ts';
 import { type DifferentialReport, runDifferential } from '../../replay/differential/run-differential.ts';
@@ -32,6 +33,7 @@ rollout ids and mask sums), and every metric both sides log.`,
         "fake: the harness's fake session server on both sides (its TITO glm47);\nmiles: Miles' own session server v2 on CPU on both sides (the toy's\ndefault TITO family) [default: fake]",
       ),
       ...replayInputFlags(defaults),
+      'miles-profile': milesProfileFlag,
       json: switchFlag('print the report as JSON on stdout (the text goes to stderr)'),
       'json-file': valueFlag('FILE', z.string().min(1).optional(), 'write the report as JSON to FILE'),
     },
@@ -43,6 +45,7 @@ rollout ids and mask sums), and every metric both sides log.`,
 /** The report for people: what was replaced, each difference, the metrics compared, the verdict. */
 function renderText(report: DifferentialReport): string {
   const lines = [
+    `fakes: Miles profile ${report.miles_profile.name} (${report.miles_profile.commits.join(', ')})`,
     ...report.replacements.map((r) => `miles: ${r}`),
     ...report.derived.map((d) => `miles: ${d}`),
     `miles: the recipe's argv with ${report.miles_args_set.join(', ')}`,
@@ -97,6 +100,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
       python: flags.python,
       ...replayInputOptions(flags, recipe, io.cwd),
       sessionServer: flags.session_server,
+      milesProfile: flags.miles_profile,
       signal: io.signal,
       progress: io.stderr,
     });

@@ -7,6 +7,7 @@ import { EXIT } from '../../common/exit-codes.ts';
 import { checkOutputFile } from '../../common/output-path.ts';
 import { plural } from '../../common/plural.ts';
 import { wholeNumber } from '../../common/whole-number.ts';
+import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
 import { identityHolds, lostTotal } from '../../replay/accounting/schema.ts';
 import { type FuzzResult, runFuzz } from '../../replay/fuzz/run-fuzz.ts';
@@ -38,6 +39,7 @@ failed check (findings do not count) is shrunk to a minimal one, written as epis
       "run shard I of K (1-based): this machine's share of the campaign [default: 1/1]",
     ),
     tokenizer: tokenizerFlag("toy [default] or qwen3 (Qwen3's real tokenizer and the qwen3 TITO family)"),
+    'miles-profile': milesProfileFlag,
     json: switchFlag(
       `print {"runs", "seed", "failures": [{"check", "episodes", "command"}], ...} on\nstdout (people's text then goes to stderr)`,
     ),
@@ -94,6 +96,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     outDir: resolve(io.cwd, flags.out),
     tasks: await readTb2Tasks(),
     tokenizer: flags.tokenizer,
+    milesProfile: flags.miles_profile,
     signal: io.signal,
     onProgress: (done, total) => {
       if (done === total || done % Math.max(1, Math.ceil(total / 10)) === 0)

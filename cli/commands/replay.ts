@@ -4,6 +4,7 @@ import { HarnessError, isHarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
 import { checkOutputFile } from '../../common/output-path.ts';
 import { wholeNumber } from '../../common/whole-number.ts';
+import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { QWEN3_TOOL_CALL_RATE } from '../../fakes/harbor/generator/params.ts';
 import { recipeFamily } from '../../fakes/tokenizer/tito.ts';
 import { resolveRecipeConfig } from '../../recipe/builder.ts';
@@ -36,6 +37,7 @@ loopback ports and stop when the command ends.`,
         wholeNumber('--global-batch-size', 1, 65_536).optional(),
         `rollouts per optimizer step; leftovers are dropped as Miles does\n[default from the recipe: ${defaults.gbs}]`,
       ),
+      'miles-profile': milesProfileFlag,
       tokenizer: tokenizerFlag(
         "toy: word ids, the recipe's glm47 TITO family [default: fast];\nqwen3: Qwen3's real tokenizer, Miles' qwen3_fixed.jinja and the qwen3 family,\nwith thinking and tool calls in the generated episodes",
       ),
@@ -103,6 +105,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     trialTimeoutS: recipe.agent_trial_timeout,
     agentTimeoutS: RECIPE_AGENT_TIMEOUT_S,
     titoModel: recipeFamily(flags.tokenizer),
+    milesProfile: flags.miles_profile,
     train: TrainScheduleConfigSchema.parse({
       global_batch_size: flags.global_batch_size ?? recipe.global_batch_size,
       // Megatron's data-parallel size under the recipe: every GPU, tensor-parallel groups of 4.

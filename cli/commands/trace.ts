@@ -5,6 +5,8 @@ import { commandHelp, parseFlags, switchFlag, valueFlag } from '../../common/cli
 import { HarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
 import { parseJson } from '../../common/python-json.ts';
+import { milesProfileLine } from '../../contracts/miles-profile.ts';
+import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { readSessionTrace } from '../../contracts/trace.ts';
 import { familyModel } from '../../fakes/tokenizer/tito.ts';
 import {
@@ -39,6 +41,7 @@ policy over HTTP, then prints the tree and the samples.`,
     tokenizer: tokenizerFlag(
       "toy (default) or qwen3: the fresh fake server and policy on Qwen3's real tokenizer",
     ),
+    'miles-profile': milesProfileFlag,
   },
 };
 
@@ -90,7 +93,7 @@ async function runReplay(argv: readonly string[], io: CliIo): Promise<number> {
     const trace = await readSessionTrace(resolve(io.cwd, file));
     const { result } =
       options.target === undefined
-        ? await replayTraceFresh(trace, { titoModel })
+        ? await replayTraceFresh(trace, { titoModel, milesProfile: options.miles_profile })
         : await replayTrace(trace, options.target, { traceId: traceIdForPath(file) }).catch(
             (error: unknown) => {
               throw unreachable(options.target as string, error);
@@ -112,7 +115,10 @@ async function runReplay(argv: readonly string[], io: CliIo): Promise<number> {
       }
     }
   }
-  if (options.check) io.stderr.write(`${options.files.length - differences}/${options.files.length} agree\n`);
+  if (options.check)
+    io.stderr.write(
+      `${options.files.length - differences}/${options.files.length} agree (${milesProfileLine(options.miles_profile)})\n`,
+    );
   return differences === 0 ? 0 : 1;
 }
 

@@ -11,6 +11,7 @@ export type {
 export { createSessionClient, type SessionClient, SessionRequestError, type SessionView } from './client.ts';
 export { defaultPostprocess } from './hooks/default-postprocess.ts';
 export { dropRetries } from './hooks/drop-retries.ts';
+export { defaultPickerPath } from './hooks/picker-paths.ts';
 export type { SamplePicker, SamplePostprocessor } from './hooks/types.ts';
 export type { SessionServerOptions } from './options.ts';
 export { type SessionServerHandle, startSessionServer } from './server.ts';

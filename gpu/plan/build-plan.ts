@@ -95,6 +95,7 @@ export function buildSmokePlan(options: SmokeOptions, ctx: PlanContext): SmokePl
   return {
     run_id: runId,
     miles_root: options.miles_root,
+    miles_profile: { name: options.miles_profile.name, commits: [...options.miles_profile.commits] },
     gpus_per_node: options.gpus,
     nodes: options.nodes,
     timeout_s: options.timeout_s,

@@ -61,6 +61,7 @@ export function renderPlanText(plan: SmokePlan): string {
   const p = plan.paths;
   const lines = [
     `harness smoke: plan for run ${plan.run_id}`,
+    `  Miles profile ${plan.miles_profile.name} (${plan.miles_profile.commits.join(', ')})`,
     '',
     'Paths',
     `  run folder      ${p.run_dir}`,

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { parseArgsOptions, readFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
 import { HarnessError } from '../../common/errors.ts';
 import { wholeNumber } from '../../common/whole-number.ts';
+import type { MilesProfile } from '../../contracts/miles-profile.ts';
+import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import {
   RECIPE_PARSE_OPTIONS,
   type RecipeEnv,
@@ -69,6 +71,7 @@ export const SMOKE_FLAGS = {
     `port of the Harbor mock (default ${SMOKE_DEFAULTS.harbor_port})`,
   ),
   'keep-checkpoints': switchFlag('keep the checkpoint Miles saves at the last step (removed by default)'),
+  'miles-profile': milesProfileFlag,
   'min-free-disk-gib': valueFlag(
     'N',
     z.coerce.number().nonnegative().default(SMOKE_DEFAULTS.min_free_disk_gib),
@@ -92,6 +95,8 @@ export interface SmokeOptions {
   readonly thresholds: string;
   readonly keep_checkpoints: boolean;
   readonly min_free_disk_gib: number;
+  /** Which Miles the checkout is taken to be (`--miles-profile`): the plan names it, the dump checks hold under it. */
+  readonly miles_profile: MilesProfile;
   readonly help: boolean;
   /** Recipe fields given on the command line or as `MILES_SCRIPT_<FIELD>`, overriding the short-run defaults. */
   readonly recipe: RecipeInput;
@@ -138,6 +143,7 @@ export function parseSmokeOptions(
     timeout_s: flags.timeout,
     grace_s: flags.grace,
     dry_run: flags.dry_run,
+    miles_profile: flags.miles_profile,
     json: flags.json,
     skip_prepare: (recipe.skip_prepare as boolean | undefined) ?? false,
     harbor_port: flags.harbor_port,

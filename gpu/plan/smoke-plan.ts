@@ -19,6 +19,8 @@ const PortNeedSchema = z.object({ port: z.number().int(), purpose: z.string() })
 export const SmokePlanSchema = z.object({
   run_id: z.string(),
   miles_root: z.string(),
+  /** The Miles profile the run is taken to be (`--miles-profile`): the dump checks hold under it. */
+  miles_profile: z.object({ name: z.string(), commits: z.array(z.string()) }),
   gpus_per_node: z.number().int(),
   nodes: z.number().int(),
   timeout_s: z.number().int(),

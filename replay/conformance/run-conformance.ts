@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pythonJsonLoads } from '../../common/python-json.ts';
+import type { MilesProfile } from '../../contracts/miles-profile.ts';
 import { readSessionTrace, type SessionTrace } from '../../contracts/trace.ts';
 import { startPolicyServer } from '../../fakes/policy/server.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
@@ -26,6 +27,8 @@ export interface ConformanceOptions {
   readonly signal?: AbortSignal;
   /** Both servers' tokenizer (default toy): qwen3 runs the fake's qwen3 family and Miles' Qwen3TITOTokenizer. */
   readonly tokenizer?: TokenizerName;
+  /** Which Miles the fake answers as (`--miles-profile`); default `DEFAULT_MILES_PROFILE`. */
+  readonly milesProfile?: MilesProfile;
   /** Progress (one line per trace as it finishes). */
   readonly onTrace?: (result: TraceConformance) => void;
 }
@@ -79,7 +82,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   });
   const closers: Array<() => Promise<void>> = [() => policy.close()];
   try {
-    const fake = await startSessionServer({ backendUrl: policy.url, titoModel });
+    const fake = await startSessionServer({
+      backendUrl: policy.url,
+      titoModel,
+      ...(options.milesProfile === undefined ? {} : { milesProfile: options.milesProfile }),
+    });
     closers.push(() => fake.close());
     const miles = await startMilesServer({
       milesRoot: options.milesRoot,

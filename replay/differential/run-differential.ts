@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_MILES_PROFILE, type MilesProfile } from '../../contracts/miles-profile.ts';
 import { DEFAULT_AGENT_TIMEOUT_S } from '../../fakes/harbor/server.ts';
 import type { TitoModel } from '../../fakes/tokenizer/tito.ts';
 import { checkMilesRoot, startMilesServer } from '../conformance/miles-server.ts';
@@ -35,6 +36,8 @@ export interface DifferentialOptions {
   readonly seed: number;
   readonly concurrency: number;
   readonly sessionServer: SessionServerKind;
+  /** Which Miles the fakes answer as (`--miles-profile`); default `DEFAULT_MILES_PROFILE`. */
+  readonly milesProfile?: MilesProfile;
   readonly signal: AbortSignal;
   readonly progress: ProgressSink;
   /** Test-only: rewrites each rollout of the harness's side (a planted divergence); no CLI flag sets it. */
@@ -53,6 +56,8 @@ export const KNOWN_DIFFERENCES = [
 export interface DifferentialReport {
   readonly miles_root: string;
   readonly session_server: SessionServerKind;
+  /** The Miles profile the fakes answered as: its name and the commits its facts come from. */
+  readonly miles_profile: { readonly name: string; readonly commits: readonly string[] };
   readonly seed: number;
   readonly steps: number;
   readonly rollout_batch_size: number;
@@ -86,6 +91,7 @@ export async function runDifferential(options: DifferentialOptions): Promise<Dif
   const prompts = await loadPrompts(options.prompts);
   const episodes = await episodesFor(options, prompts);
   const titoModel = titoModelFor(options.sessionServer);
+  const profile = options.milesProfile ?? DEFAULT_MILES_PROFILE;
   const shape = {
     prompts: options.prompts,
     rolloutBatchSize: options.rolloutBatchSize,
@@ -125,6 +131,7 @@ export async function runDifferential(options: DifferentialOptions): Promise<Dif
     maxConcurrent: options.concurrency,
     agentTimeoutS: DEFAULT_AGENT_TIMEOUT_S,
     titoModel,
+    milesProfile: profile,
     ...(sessionServer === undefined ? {} : { sessionServer }),
   });
   const milesArgs = milesRolloutArgs(shape, stack.harbor.url);
@@ -176,6 +183,7 @@ export async function runDifferential(options: DifferentialOptions): Promise<Dif
       trialTimeoutS: config.agent_trial_timeout,
       agentTimeoutS: DEFAULT_AGENT_TIMEOUT_S,
       titoModel,
+      milesProfile: profile,
       // Miles' derived --rollout-num-gpus under the colocated recipe (every GPU), as `harness replay` passes it.
       rolloutNumGpus: config.num_nodes * config.num_gpus_per_node,
       ...(options.plant === undefined ? {} : { plant: options.plant }),
@@ -191,6 +199,7 @@ export async function runDifferential(options: DifferentialOptions): Promise<Dif
   return {
     miles_root: options.milesRoot,
     session_server: options.sessionServer,
+    miles_profile: { name: profile.name, commits: profile.commits },
     seed: options.seed,
     steps: options.steps,
     rollout_batch_size: options.rolloutBatchSize,

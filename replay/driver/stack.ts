@@ -1,3 +1,4 @@
+import type { MilesProfile } from '../../contracts/miles-profile.ts';
 import type { EpisodeScript } from '../../fakes/harbor/episode-schema.ts';
 import { type HarborServer, startHarborServer } from '../../fakes/harbor/server.ts';
 import { PolicyRequestLog, type PolicyServerHandle, startPolicyServer } from '../../fakes/policy/index.ts';
@@ -12,6 +13,8 @@ export interface StackOptions {
   readonly episodes: readonly EpisodeScript[];
   readonly maxConcurrent: number;
   readonly titoModel: TitoModel;
+  /** Which Miles the fake session server answers as; default `DEFAULT_MILES_PROFILE`. */
+  readonly milesProfile?: MilesProfile;
   /** The recipe's `--agent-timeout 3600`. */
   readonly agentTimeoutS: number;
   /** Session sample hooks other than Miles' defaults (`harness fuzz` plants defects with them). */
@@ -63,6 +66,7 @@ export async function startReplayStack(options: StackOptions): Promise<ReplaySta
         ? await startSessionServer({
             backendUrl: policy.url,
             titoModel: options.titoModel,
+            ...(options.milesProfile === undefined ? {} : { milesProfile: options.milesProfile }),
             ...options.sessionHooks,
           })
         : await options.sessionServer(policy.url);

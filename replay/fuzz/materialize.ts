@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DEFAULT_MILES_PROFILE, type MilesProfile } from '../../contracts/miles-profile.ts';
 import { generateTask } from '../../fakes/harbor/generator/generate.ts';
 import {
   type GeneratorParamsInput,
@@ -52,6 +53,7 @@ export async function materializeBatch(
   tasks: readonly string[],
   overrides: GeneratorParamsInput = {},
   tokenizer: TokenizerName = 'toy',
+  milesProfile: MilesProfile = DEFAULT_MILES_PROFILE,
 ): Promise<MaterializedBatch> {
   const params = GeneratorParamsSchema.parse(
     fuzzGeneratorParams(
@@ -94,6 +96,7 @@ export async function materializeBatch(
     trialTimeoutS: 7200,
     agentTimeoutS: 3600,
     titoModel: recipeFamily(tokenizer),
+    milesProfile,
   };
   const command = [
     `MILES_SCRIPT_MAX_SEQ_LEN=${params.context_limit}`,
@@ -110,6 +113,7 @@ export async function materializeBatch(
     '--seed',
     String(FUZZ_REPLAY_SEED),
     ...(tokenizer === 'qwen3' ? ['--tokenizer', 'qwen3'] : []),
+    ...(milesProfile === DEFAULT_MILES_PROFILE ? [] : ['--miles-profile', milesProfile.name]),
   ].join(' ');
   return { episodes, prompts, options, command };
 }

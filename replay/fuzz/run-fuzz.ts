@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import type { MilesProfile } from '../../contracts/miles-profile.ts';
 import { stableHash } from '../../fakes/harbor/episode-catalog.ts';
 import type { GeneratorParamsInput } from '../../fakes/harbor/generator/params.ts';
 import type { TokenizerName } from '../../fakes/tokenizer/tito.ts';
@@ -38,6 +39,8 @@ export interface FuzzOptions {
   readonly replay?: Pick<ReplayOptions, 'sessionHooks'>;
   /** The tokenizer of the fakes (`--tokenizer`; default toy). */
   readonly tokenizer?: TokenizerName;
+  /** Which Miles the fakes answer as (`--miles-profile`); default `DEFAULT_MILES_PROFILE`. */
+  readonly milesProfile?: MilesProfile;
   /** Generator parameters over the fuzzer's own (written into the scripts, so the command keeps them). */
   readonly params?: GeneratorParamsInput;
   readonly onProgress?: (done: number, total: number) => void;
@@ -88,7 +91,14 @@ async function playBatch(
   dir: string,
   options: FuzzOptions,
 ): Promise<{ report: ReplayReport | null; failed: string[]; materialized: MaterializedBatch }> {
-  const materialized = await materializeBatch(batch, dir, options.tasks, options.params, options.tokenizer);
+  const materialized = await materializeBatch(
+    batch,
+    dir,
+    options.tasks,
+    options.params,
+    options.tokenizer,
+    options.milesProfile,
+  );
   try {
     const { report } = await runReplay(
       { ...materialized.options, ...options.replay },

@@ -1,3 +1,4 @@
+import type { MilesProfile } from '../../contracts/miles-profile.ts';
 import type { TreeMetadata } from '../../contracts/wire-sample.ts';
 import { accountRollout } from '../accounting/rollout-accounting.ts';
 import { accountStep } from '../accounting/step-accounting.ts';
@@ -11,6 +12,7 @@ import { runVerdict } from './exit-code.ts';
 import type {
   ReplayReport,
   ReportGroup,
+  ReportMilesProfile,
   ReportRollout,
   ReportStep,
   ReportTrainSchedule,
@@ -19,6 +21,16 @@ import type {
 import { rolloutStrips } from './token-strip.ts';
 
 export type ReportConfig = ReplayReport['config'];
+
+/** How the report names a Miles profile, with the picker the samples op ran (its import path or function name). */
+export function reportedMilesProfile(profile: MilesProfile, picker: string): ReportMilesProfile {
+  return {
+    name: profile.name,
+    commits: [...profile.commits],
+    checked_against_miles: profile.checkedAgainstMiles,
+    picker,
+  };
+}
 
 function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
@@ -180,7 +192,7 @@ export function reportFrame(checks: CheckRun, config: ReportConfig): ReportFrame
     config,
     verdict: runVerdict(checks.verdict, config.strict),
     checks_verdict: checks.verdict,
-    checks: checks.results,
+    checks: checks.results.map((result) => ({ ...result, miles_profile: config.miles_profile.name })),
     skipped_checks: checks.skipped,
   };
 }

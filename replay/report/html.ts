@@ -4,6 +4,7 @@ import { accountingBarHtml, accountingHtml } from './accounting-view.ts';
 import type { ReportFrame } from './build-report.ts';
 import { fmtNumber, fmtRange, fmtSigned } from './format.ts';
 import { escapeHtml, treeSvg } from './html-tree.ts';
+import { profileText } from './profile-text.ts';
 import { episodeCell, poolFallbackNote, stateCell } from './rollout-text.ts';
 import { scheduleText, trainStepCell } from './schedule-text.ts';
 import type { ReplayReport, ReportGroup, ReportRollout, ReportStep } from './schema.ts';
@@ -87,7 +88,7 @@ function checksSection(report: ReportFrame): string {
     (s) =>
       `<tr data-check="${escapeHtml(s.name)}"><td>${escapeHtml(s.name)}</td><td>${verdictBadge('skipped')}</td><td>needs ${escapeHtml(s.missing.join(', '))}</td><td></td><td></td></tr>`,
   );
-  return `<h2>Checks</h2><table id="checks"><tr><th>check</th><th>verdict</th><th>invariant</th><th>mode</th><th>evidence</th></tr>${[...rows, ...skipped].join('')}</table>`;
+  return `<h2>Checks</h2><div class="meta" id="miles-profile">every check and finding holds under ${escapeHtml(profileText(report.config.miles_profile))}</div><table id="checks"><tr><th>check</th><th>verdict</th><th>invariant</th><th>mode</th><th>evidence</th></tr>${[...rows, ...skipped].join('')}</table>`;
 }
 
 function metricsTable(step: ReportStep): string {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MILES_PROFILE } from '../../contracts/miles-profile.ts';
+import { DEFAULT_PICKER_PATH } from '../../fakes/session/hooks/types.ts';
 import { checkDataFromOutcomes } from '../checks/from-step-outcomes.ts';
 import { runApplicableChecks } from '../checks/run-checks.ts';
 import type { Verdict } from '../checks/types.ts';
@@ -7,7 +9,7 @@ import { groupIndex } from '../model/ids.ts';
 import type { Group } from '../model/rollout.ts';
 import { processStep } from '../step/process-step.ts';
 import { buildRollout, type NodeSpec, PROACTIVE_COMPACTION } from '../testing/build-rollout.ts';
-import { buildReport } from './build-report.ts';
+import { buildReport, reportedMilesProfile } from './build-report.ts';
 import { replayExitCode, runVerdict } from './exit-code.ts';
 import { renderHtml } from './html.ts';
 import { ReplayReportSchema } from './schema.ts';
@@ -40,6 +42,7 @@ const REPORT_CONFIG = {
   episodes: [],
   normalization,
   strict: false,
+  miles_profile: reportedMilesProfile(DEFAULT_MILES_PROFILE, DEFAULT_PICKER_PATH),
 };
 
 function groups(): Group[] {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MILES_PROFILE } from '../../contracts/miles-profile.ts';
+import { DEFAULT_PICKER_PATH } from '../../fakes/session/hooks/types.ts';
 import { checkDataFromOutcomes } from '../checks/from-step-outcomes.ts';
 import { runApplicableChecks } from '../checks/run-checks.ts';
 import type { NormalizationConfig } from '../grpo/config.ts';
@@ -7,7 +9,7 @@ import type { Group, Rollout } from '../model/rollout.ts';
 import { applyAbortedFilter } from '../step/aborted-filter.ts';
 import { processStep } from '../step/process-step.ts';
 import { buildRollout, PROACTIVE_COMPACTION } from '../testing/build-rollout.ts';
-import { buildReport } from './build-report.ts';
+import { buildReport, reportedMilesProfile } from './build-report.ts';
 import { renderHtml } from './html.ts';
 import { ReplayReportSchema } from './schema.ts';
 import { renderSummary } from './summary.ts';
@@ -94,6 +96,7 @@ function report() {
     episodes: [],
     normalization,
     strict: false,
+    miles_profile: reportedMilesProfile(DEFAULT_MILES_PROFILE, DEFAULT_PICKER_PATH),
   });
   return ReplayReportSchema.parse(JSON.parse(JSON.stringify(built)));
 }

@@ -177,6 +177,19 @@ export const ReportStepSchema = z.object({
 });
 export type ReportStep = z.infer<typeof ReportStepSchema>;
 
+/**
+ * The Miles the run's fakes answered as (contracts/miles-profile.ts): every check and finding holds under
+ * it. `picker` is the samples op's picker (Miles' import path), which decides which branches are trimmed,
+ * so findings such as `lost_completion` exist or not under it.
+ */
+export const ReportMilesProfileSchema = z.object({
+  name: z.string(),
+  commits: z.array(z.string()),
+  checked_against_miles: z.string().nullable(),
+  picker: z.string(),
+});
+export type ReportMilesProfile = z.infer<typeof ReportMilesProfileSchema>;
+
 export const ReplayReportSchema = z.object({
   format: z.literal('harness-replay/2'),
   config: z.object({
@@ -190,13 +203,15 @@ export const ReplayReportSchema = z.object({
     normalization: NormalizationConfigSchema,
     /** `--strict`: findings fail the run. */
     strict: z.boolean(),
+    miles_profile: ReportMilesProfileSchema,
   }),
   /** The run's verdict: `fail` when a check failed, or under `strict` when a check has findings. */
   verdict: VerdictSchema,
   /** The checks' own verdict, before `strict` is applied. */
   checks_verdict: VerdictSchema,
   steps: z.array(ReportStepSchema),
-  checks: z.array(CheckResultSchema),
+  /** Each check's result, naming the Miles profile it holds under (`config.miles_profile.name`). */
+  checks: z.array(CheckResultSchema.extend({ miles_profile: z.string() })),
   skipped_checks: z.array(SkippedCheckSchema),
 });
 export type ReplayReport = z.infer<typeof ReplayReportSchema>;

@@ -3,6 +3,7 @@ import type { Evidence } from '../checks/evidence-schema.ts';
 import { accountingTable } from './accounting-view.ts';
 import type { ReportFrame } from './build-report.ts';
 import { fmtNumber, fmtRange, fmtSigned } from './format.ts';
+import { profileText } from './profile-text.ts';
 import { episodeCell, poolFallbackNote, stateCell } from './rollout-text.ts';
 import { scheduleText, trainStepCell } from './schedule-text.ts';
 import type { ReplayReport, ReportStep } from './schema.ts';
@@ -41,9 +42,9 @@ export function renderSummary(report: ReplayReport): string {
   );
 }
 
-/** The summary's first line. */
+/** The summary's first lines: the run's shape, then the Miles it ran as. */
 export function summaryHead(c: ReportFrame['config']): string {
-  return `replay: ${plural(c.steps, 'step')} x ${plural(c.rollout_batch_size, 'prompt')} x ${plural(c.n_samples_per_prompt, 'sample')} per prompt, seed ${c.seed}`;
+  return `replay: ${plural(c.steps, 'step')} x ${plural(c.rollout_batch_size, 'prompt')} x ${plural(c.n_samples_per_prompt, 'sample')} per prompt, seed ${c.seed}\n${profileText(c.miles_profile)}`;
 }
 
 /** One step's part of the summary (lines joined; the summary joins the parts with newlines). */
@@ -109,7 +110,7 @@ export function summaryStep(step: ReportStep): string {
 /** The summary after the steps: the checks, their evidence and the verdict. */
 export function summaryTailLines(report: ReportFrame): string[] {
   const out: string[] = [];
-  out.push('', 'checks:');
+  out.push('', `checks (they hold under Miles profile ${report.config.miles_profile.name}):`);
   out.push(
     renderTable(
       ['check', 'verdict', 'mode', 'evidence'],

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import type { MilesProfile } from '../../contracts/miles-profile.ts';
 import { TRACE_ID_HEADER, TRACE_TURN_HEADER } from '../../contracts/policy-headers.ts';
 import type { SessionTrace } from '../../contracts/trace.ts';
 import type { EmptyReason, SamplesReply, TreeMetadata, WireSample } from '../../contracts/wire-sample.ts';
@@ -99,12 +100,16 @@ export async function replayTrace(
 /** Replays through a fresh fake session server and a scripted fake policy, both on loopback. */
 export async function replayTraceFresh(
   trace: SessionTrace,
-  options: { titoModel?: TitoModel } = {},
+  options: { titoModel?: TitoModel; milesProfile?: MilesProfile } = {},
 ): Promise<ReplayDetails> {
   const titoModel = options.titoModel ?? 'default';
   const policy = await startPolicyServer({ mode: 'script', script: trace, tokenizer: titoModel });
   try {
-    const session = await startSessionServer({ backendUrl: policy.url, titoModel });
+    const session = await startSessionServer({
+      backendUrl: policy.url,
+      titoModel,
+      ...(options.milesProfile === undefined ? {} : { milesProfile: options.milesProfile }),
+    });
     try {
       return await replayTrace(trace, session.url);
     } finally {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { parseFlags, valueFlag } from '../../../common/cli-flags.ts';
 import { clipForLog } from '../../../common/log-text.ts';
+import { milesProfileLine } from '../../../contracts/miles-profile.ts';
+import { milesProfileFlag } from '../../../contracts/miles-profile-flag.ts';
 import { startPolicyServer } from '../../../fakes/policy/server.ts';
 import { DEFAULT_SESSION_WARNING_THRESHOLD } from '../../../fakes/session/app.ts';
 import { startSessionServer } from '../../../fakes/session/server.ts';
@@ -39,6 +41,12 @@ const SPEC = {
       `live sessions allowed at once; POST /sessions past it answers 503 (default: no\nlimit, as in Miles: a session is freed only by DELETE). A warning goes to stderr\nat 80% of N, or at ${DEFAULT_SESSION_WARNING_THRESHOLD} sessions without a limit`,
     ),
     'shutdown-grace': shutdownGraceFlag,
+    'miles-profile': milesProfileFlag,
+    'session-sample-picker-path': valueFlag(
+      'PATH',
+      z.string().min(1).optional(),
+      "the samples op's picker by Miles' import path, e.g.\nmiles.rollout.session.v2.picker_hub.drop_rolled_back_leaves (default: the profile's)",
+    ),
   },
 };
 
@@ -62,6 +70,10 @@ export const sessionServerTarget: ServeTarget = {
       host: options.host,
       port: options.port,
       ...(options.max_sessions === undefined ? {} : { maxSessions: options.max_sessions }),
+      milesProfile: options.miles_profile,
+      ...(options.session_sample_picker_path === undefined
+        ? {}
+        : { pickerPath: options.session_sample_picker_path }),
       onInternalError: (error) =>
         io.stderr.write(`internal error: ${clipForLog((error as Error).message ?? String(error))}\n`),
       onClientGone: (request) =>
@@ -72,6 +84,7 @@ export const sessionServerTarget: ServeTarget = {
     });
     io.stdout.write(`listening ${server.url}\n`);
     if (policy) io.stdout.write(`backend ${policy.url}\n`);
+    io.stderr.write(`${milesProfileLine(options.miles_profile)}\n`);
     await untilAborted(io.signal);
     const code = await stopGracefully(io, server, options.shutdown_grace);
     await policy?.close();

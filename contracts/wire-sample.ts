@@ -55,7 +55,29 @@ export const Int32TensorSchema = z.object({
   data: z.array(z.number().int()),
 });
 
-/** One sample as decoded from the samples op's safetensors reply. */
+/**
+ * Newer Miles (profile switch `samplesWire: 'spans'`; sii-avalanche/miles@4d412b5a miles/utils/types.py
+ * `WeightVersionSpan`): one span of a call's output generated under one weight version, absolute token
+ * positions in the turn's `prompt + output`. A sample's `weight_versions` is then one list of spans per call
+ * (31f1ca96: one version string per call).
+ */
+export const WeightVersionSpanSchema = z.object({
+  version: z.unknown(),
+  abs_start: z.number().int(),
+  abs_end: z.number().int(),
+});
+export type WeightVersionSpan = z.infer<typeof WeightVersionSpanSchema>;
+
+/** Newer Miles: `Sample.SpecInfo.to_dict()`, on every sample of the newer wire. */
+export const SpecInfoSchema = z.object({
+  spec_num_correct_drafts: z.number().int(),
+  spec_num_proposed_drafts: z.number().int(),
+  spec_verify_ct: z.number().int(),
+  completion_tokens: z.number().int(),
+});
+export type SpecInfo = z.infer<typeof SpecInfoSchema>;
+
+/** One sample as decoded from the samples op's safetensors reply (either profile's wire). */
 export const WireSampleSchema = z.object({
   tokens: z.array(z.number().int()),
   response: z.string(),
@@ -65,7 +87,10 @@ export const WireSampleSchema = z.object({
   rollout_routed_experts: Int32TensorSchema.nullable(),
   rollout_indexer_topk: Int32TensorSchema.nullable(),
   status: SampleStatusSchema,
+  /** 31f1ca96: a version per call; newer: a list of `WeightVersionSpan` per call. */
   weight_versions: z.array(z.unknown()),
+  /** Newer wire only (after `weight_versions`); absent on 31f1ca96's. */
+  spec_info: SpecInfoSchema.optional(),
   prefix_cache_info: z.object({ cached_tokens: z.number().int(), total_prompt_tokens: z.number().int() }),
   metadata: z.record(z.string(), z.unknown()),
   reward: z.unknown(),

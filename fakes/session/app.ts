@@ -409,7 +409,12 @@ export class SessionServerApp {
       state,
       this.family,
       this.hooks,
-      { maxSeqLen, agentMetadata: body.metadata, turnArgs: this.switches.turnArgs },
+      {
+        maxSeqLen,
+        agentMetadata: body.metadata,
+        turnArgs: this.switches.turnArgs,
+        weightVersionSpans: this.switches.samplesWire === 'spans',
+      },
       this.samplesPerformance,
     );
     try {

@@ -1,5 +1,5 @@
 import { isJsonObject } from '../../common/python-json.ts';
-import type { SampleStatus, WireSample } from '../../contracts/wire-sample.ts';
+import type { SampleStatus, WeightVersionSpan, WireSample } from '../../contracts/wire-sample.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
 import { LeafMismatchMemo } from './mismatch.ts';
 import type { SessionRecord } from './record.ts';
@@ -18,6 +18,7 @@ import {
   toTurnSample,
   toWireSample,
 } from './turn-sample.ts';
+import { SpanAssertionError, spansOfRecord, zeroSpecInfo } from './weight-version-spans.ts';
 
 /**
  * Per-leaf sample assembly (radixark/miles@31f1ca96 miles/rollout/session/v2/utils.py,
@@ -445,6 +446,24 @@ function leafRef(leaf: TrajectoryNode) {
   };
 }
 
+/** Profile switches that change what a leaf's sample holds (contracts/miles-profile.ts). */
+export interface LeafRules {
+  /** `turnArgs`: `metadata.turn_args` (turn-args.ts). */
+  readonly turnArgs?: boolean;
+  /** `samplesWire: 'spans'`: span dicts per call and `spec_info` (weight-version-spans.ts). */
+  readonly weightVersionSpans?: boolean;
+}
+
+/** Every record's spans, as Miles computes them for each turn before trimming or truncating. */
+function callSpans(records: readonly SessionRecord[]): WeightVersionSpan[][] {
+  try {
+    return records.map(spansOfRecord);
+  } catch (error) {
+    if (error instanceof SpanAssertionError) throw new AssemblyError(error.message);
+    throw error;
+  }
+}
+
 /**
  * `build_leaf_material` (radixark/miles@31f1ca96 miles/rollout/session/v2/utils.py): one sample per leaf
  * in seq order (truncated leaves and every root included); a leaf whose turns `max_seq_len` removes
@@ -457,7 +476,7 @@ export function buildLeafMaterial(
   maxSeqLen: number | null,
   mismatches: LeafMismatchMemo = new LeafMismatchMemo(family),
   fieldsFor: LeafTokenFieldsFor = plainLeafFields,
-  turnArgs = false,
+  rules: LeafRules = {},
 ): WireSample[] {
   const decode: Decoder = (ids) => family.tokenizer.decode(ids);
   const fields = fieldsFor(decode);
@@ -465,14 +484,20 @@ export function buildLeafMaterial(
   for (const leaf of tree.leaves()) {
     const records = pathNodes(leaf).map((n) => n.record);
     let turns = computeTurnPieces(records, leaf.tokens, family.maxTrimTokens, decode, fields);
+    const calls = rules.weightVersionSpans === true ? callSpans(records) : null;
     if (maxSeqLen !== null) turns = truncatePieces(turns, maxSeqLen, decode);
     if (turns.length === 0) continue;
     const sample = fields.fold(turns);
+    if (calls !== null) {
+      // One call's spans per turn kept, merged in turn order; the counters summed (all zero).
+      sample.weight_versions = calls.slice(0, turns.length);
+      sample.spec_info = zeroSpecInfo();
+    }
     const metadata: Record<string, unknown> = {
       ...sample.metadata,
       accumulated_token_ids: null,
       // Profile switch `turnArgs` (turn-args.ts): between the ids and the leaf, as Miles' `flat` dict has it.
-      ...(turnArgs ? { turn_args: turnArgsOf(leaf) } : {}),
+      ...(rules.turnArgs === true ? { turn_args: turnArgsOf(leaf) } : {}),
       leaf: leafRef(leaf),
     };
     fields.setAccumulatedIds(metadata, leaf);

@@ -32,6 +32,8 @@ export interface SamplesRequest {
   readonly agentMetadata: unknown;
   /** The profile switch `turnArgs`: `turn_args` in the session and sample metadata and the tree (turn-args.ts). */
   readonly turnArgs?: boolean;
+  /** The profile switch `samplesWire: 'spans'` (weight-version-spans.ts). */
+  readonly weightVersionSpans?: boolean;
 }
 
 /** The op's speed switches (fakes/session/options.ts `SessionServerPerformance`). */
@@ -80,7 +82,10 @@ export function collectSamples(
   let material: WireSample[];
   try {
     const fields = performance.foldAsRuns === false ? plainLeafFields : runLeafFields;
-    material = buildLeafMaterial(state.tree, family, request.maxSeqLen, mismatches, fields, turnArgs);
+    material = buildLeafMaterial(state.tree, family, request.maxSeqLen, mismatches, fields, {
+      turnArgs,
+      weightVersionSpans: request.weightVersionSpans ?? false,
+    });
   } catch (error) {
     if (error instanceof AssemblyError) throw plainError(422, error.message);
     throw internalServerError(error);

@@ -41,8 +41,19 @@ export function toLoggedSample(sample: ReplaySample): LoggedSample {
     response_length: sample.response_length,
     loss_mask: sample.loss_mask,
     prefix_cache_info: sample.prefix_cache_info ?? { cached_tokens: 0, total_prompt_tokens: 0 },
-    weight_versions: sample.weight_versions ?? [],
+    weight_versions: versionsOf(sample.weight_versions ?? []),
     non_generation_time: sample.non_generation_time ?? 0,
     metadata: sample.metadata,
   };
+}
+
+/**
+ * The versions a sample saw: 31f1ca96's wire lists one per call; the newer wire one list of
+ * `{version, abs_start, abs_end}` spans per call, read as its spans' versions in order
+ * (sii-avalanche/miles@4d412b5a miles/utils/types.py `Sample.all_weight_version_spans`).
+ */
+function versionsOf(weightVersions: readonly unknown[]): unknown[] {
+  return weightVersions.flatMap((call) =>
+    Array.isArray(call) ? call.map((span) => (span as { version?: unknown }).version) : [call],
+  );
 }

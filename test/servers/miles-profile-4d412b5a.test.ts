@@ -344,3 +344,30 @@ describe('refuseToolsChanged (tito_tokenizer/base.py resolve_tools)', () => {
     expect(view.metadata.turn_args).toMatchObject({ tools: [tool('a')] });
   });
 });
+
+describe("samplesWire 'spans' (utils/types.py WeightVersionsPerCall.from_meta_info, samples/codec.py)", () => {
+  it('one span list per turn over its prompt + output tokens, and spec_info on every sample', async () => {
+    const id = await newer.client.create();
+    await twoTurns(newer.client, id);
+    const reply = await newer.client.collectSamples(id);
+    const nodes = reply.sessionMetadata.tree.nodes;
+    const [sample] = reply.samples;
+    // No trim in the default family: each call's output is its node's completion span.
+    expect(sample!.weight_versions).toEqual(
+      nodes.map((n) => [
+        { version: expect.anything(), abs_start: n.completion_span[0], abs_end: n.completion_span[1] },
+      ]),
+    );
+    expect(sample!.spec_info).toEqual({
+      spec_num_correct_drafts: 0,
+      spec_num_proposed_drafts: 0,
+      spec_verify_ct: 0,
+      completion_tokens: 0,
+    });
+    const oldId = await older.client.create();
+    await twoTurns(older.client, oldId);
+    const [oldSample] = (await older.client.collectSamples(oldId)).samples;
+    expect(oldSample!.weight_versions.every((v) => typeof v === 'string')).toBe(true);
+    expect(oldSample!.spec_info).toBeUndefined();
+  });
+});

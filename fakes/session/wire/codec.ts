@@ -73,6 +73,15 @@ export const JSON_FIELDS = COMPUTED_FIELDS_V2.filter(
 
 export const META_TENSOR = '_samples_meta';
 
+/**
+ * The newer wire's `spec_info` (sii-avalanche/miles@4d412b5a miles/rollout/session/samples/codec.py
+ * `SAMPLES_VALUE_SPEC`: after `weight_versions`), written when the sample has one (profile switch
+ * `samplesWire: 'spans'`); 31f1ca96's wire has no such field. The decoder reads either.
+ */
+function specInfoOf(sample: WireSample): { spec_info?: WireSample['spec_info'] } {
+  return sample.spec_info === undefined ? {} : { spec_info: sample.spec_info };
+}
+
 function tensorFor(field: TensorField, sample: WireSample): Tensor | null {
   const spec = TENSOR_FIELDS[field];
   const value = sample[field];
@@ -163,6 +172,7 @@ function streamFromRuns(reply: SamplesReply): ReplyStream | null {
       response_length: sample.response_length,
       status: sample.status,
       weight_versions: sample.weight_versions,
+      ...specInfoOf(sample),
       prefix_cache_info: sample.prefix_cache_info,
       metadata: withStandIns(sample.metadata, standIn),
       reward: sample.reward ?? null,
@@ -211,6 +221,7 @@ function encodeJoined(reply: SamplesReply, allocate: Allocate | undefined): Uint
       response_length: sample.response_length,
       status: sample.status,
       weight_versions: sample.weight_versions,
+      ...specInfoOf(sample),
       prefix_cache_info: sample.prefix_cache_info,
       metadata: sample.metadata,
       reward: sample.reward ?? null,
@@ -394,6 +405,7 @@ function validatedSample(
     rollout_indexer_topk: fields.rollout_indexer_topk,
     status: raw.status,
     weight_versions: raw.weight_versions,
+    ...('spec_info' in raw ? { spec_info: raw.spec_info } : {}),
     prefix_cache_info: raw.prefix_cache_info,
     metadata: raw.metadata,
     reward: raw.reward,

@@ -181,7 +181,7 @@ function classifyBranch(
     cause === 'unjoined_request'
       ? 'its response id joins no logged request'
       : cause === 'trimmed_branch'
-        ? `its later sibling${laterSiblings.length > 1 ? 's' : ''} ${laterSiblings.map((s) => s.id).join(', ')} sent a different request (the default picker trims it anyway)`
+        ? `its later sibling${laterSiblings.length > 1 ? 's' : ''} ${laterSiblings.map((s) => s.id).join(', ')} sent a different request (the picker trims it anyway)`
         : 'its leaf produced no sample';
   return evidence('lost_completion', 'finding', `branch at node ${top.id} is trained in no sample: ${why}`, {
     ...at,

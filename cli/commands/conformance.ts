@@ -2,8 +2,7 @@ import { relative, resolve } from 'node:path';
 import { parseFlags, switchFlag } from '../../common/cli-flags.ts';
 import { isHarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
-import { milesProfileLine } from '../../contracts/miles-profile.ts';
-import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
+import { checkoutMilesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { type ConformanceReport, runConformance } from '../../replay/conformance/run-conformance.ts';
 import type { CliCommand, CliIo } from '../io.ts';
 import { milesCheckoutFlags, milesRootOf } from './miles-checkout-flags.ts';
@@ -23,9 +22,11 @@ malformed bodies, 405s, proxy fall-throughs, samples-op refusals). Session ids a
     tokenizer: tokenizerFlag(
       "toy (default) or qwen3: both servers on Qwen3's real tokenizer (the fake's qwen3\nfamily; the launcher gets --tokenizer qwen3 and runs Miles' Qwen3TITOTokenizer)",
     ),
-    'miles-profile': milesProfileFlag,
+    'miles-profile': checkoutMilesProfileFlag(
+      'which Miles the fake answers as; must agree with the checkout\n(default: read off the checkout\'s capabilities; docs/session-server.md "Miles profiles")',
+    ),
     json: switchFlag(
-      'one JSON document: {"miles_root", "miles_profile": {"name", "commits"}, "replacements", "traces": [{"trace",\n"exchanges", "differences": [{"step", "what", "fake", "miles"}]}], "agree", "total",\n"raw_requests": {"exchanges", "differences"}}',
+      'one JSON document: {"miles_root", "miles_profile": {"name", "commits"}, "replacements",\n"adaptations", "traces": [{"trace",\n"exchanges", "differences": [{"step", "what", "fake", "miles"}]}], "agree", "total",\n"raw_requests": {"exchanges", "differences"}}',
     ),
   },
   footer: `Exit status: 0 every trace agrees, 1 differences (listed), 2 usage, 3 unmet precondition (no checkout,
@@ -33,7 +34,11 @@ a Python module that cannot be imported: the message names its Debian package). 
 };
 
 function renderText(report: ConformanceReport, cwd: string): string {
-  const lines = report.replacements.map((r) => `miles: ${r}`);
+  const lines = [
+    `miles profile: ${report.profile.name} (${report.profile.commits.join(', ')})`,
+    ...report.replacements.map((r) => `miles: ${r}`),
+    ...report.adaptations.map((a) => `miles: ${a}`),
+  ];
   for (const t of [...report.traces, report.rawRequests]) {
     const name = t === report.rawRequests ? 'raw requests' : relative(cwd, t.trace);
     if (t.differences.length === 0) {
@@ -62,15 +67,16 @@ export const command: CliCommand = {
         python: options.python,
         traces: parsed.positionals.map((t) => resolve(io.cwd, t)),
         tokenizer: options.tokenizer,
-        milesProfile: options.miles_profile,
+        ...(options.miles_profile === undefined ? {} : { milesProfile: options.miles_profile.name }),
         signal: io.signal,
       });
       if (options.json) {
         io.stdout.write(
           `${JSON.stringify({
             miles_root: report.milesRoot,
-            miles_profile: { name: options.miles_profile.name, commits: options.miles_profile.commits },
+            miles_profile: report.profile,
             replacements: report.replacements,
+            adaptations: report.adaptations,
             traces: report.traces,
             agree: report.agree,
             total: report.traces.length,
@@ -78,7 +84,7 @@ export const command: CliCommand = {
           })}\n`,
         );
       } else {
-        io.stdout.write(`fake: ${milesProfileLine(options.miles_profile)}\n${renderText(report, io.cwd)}`);
+        io.stdout.write(renderText(report, io.cwd));
       }
       const allAgree = report.agree === report.traces.length && report.rawRequests.differences.length === 0;
       return allAgree ? EXIT.ok : EXIT.failed;

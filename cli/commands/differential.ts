@@ -2,10 +2,11 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
-import { isHarnessError } from '../../common/errors.ts';
+import { HarnessError, isHarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
 import { checkOutputFile } from '../../common/output-path.ts';
-import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
+import { DEFAULT_MILES_PROFILE } from '../../contracts/miles-profile.ts';
+import { checkoutMilesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { resolveRecipeConfig } from '../../recipe/builder.ts';
 import { recipeInputFromValues } from '../../recipe/options.ts';
 import { type DifferentialReport, runDifferential } from '../../replay/differential/run-differential.ts';
@@ -32,8 +33,20 @@ rollout ids and mask sums), and every metric both sides log.`,
         z.enum(['fake', 'miles'], { error: '--session-server must be fake or miles' }).default('fake'),
         "fake: the harness's fake session server on both sides (its TITO glm47);\nmiles: Miles' own session server v2 on CPU on both sides (the toy's\ndefault TITO family) [default: fake]",
       ),
+      'session-server-root': valueFlag(
+        'PATH',
+        z.string().min(1).optional(),
+        "with --session-server miles: the checkout whose session server runs, when not\n--miles-root (a newer session server beside 31f1ca96's rollout path) [default: --miles-root]",
+      ),
+      'session-server-python': valueFlag(
+        'BIN',
+        z.string().min(1).optional(),
+        'the Python for --session-server-root (a newer Miles needs pydantic 2) [default: --python]',
+      ),
       ...replayInputFlags(defaults),
-      'miles-profile': milesProfileFlag,
+      'miles-profile': checkoutMilesProfileFlag(
+        `which Miles the fakes answer as; with --session-server miles it must agree with\nthe checkout (default: the checkout's; with the fake: ${DEFAULT_MILES_PROFILE.name})`,
+      ),
       json: switchFlag('print the report as JSON on stdout (the text goes to stderr)'),
       'json-file': valueFlag('FILE', z.string().min(1).optional(), 'write the report as JSON to FILE'),
     },
@@ -45,7 +58,8 @@ rollout ids and mask sums), and every metric both sides log.`,
 /** The report for people: what was replaced, each difference, the metrics compared, the verdict. */
 function renderText(report: DifferentialReport): string {
   const lines = [
-    `fakes: Miles profile ${report.miles_profile.name} (${report.miles_profile.commits.join(', ')})`,
+    `Miles profile ${report.miles_profile.name} (${report.miles_profile.commits.join(', ')})`,
+    ...(report.session_server_root === null ? [] : [`miles session server: ${report.session_server_root}`]),
     ...report.replacements.map((r) => `miles: ${r}`),
     ...report.derived.map((d) => `miles: ${d}`),
     `miles: the recipe's argv with ${report.miles_args_set.join(', ')}`,
@@ -91,6 +105,16 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parsed.values;
   refuseEpisodesWithPool(flags);
   const milesRoot = milesRootOf(flags.miles_root, io.env, 'differential');
+  if (
+    flags.session_server !== 'miles' &&
+    (flags.session_server_root ?? flags.session_server_python) !== undefined
+  ) {
+    throw new HarnessError(
+      'usage.conflicting_options',
+      'differential: --session-server-root and --session-server-python need --session-server miles',
+      { details: { options: ['--session-server-root', '--session-server-python', '--session-server'] } },
+    );
+  }
   const jsonFile =
     flags.json_file === undefined ? undefined : await checkOutputFile(io.cwd, flags.json_file, '--json-file');
   let report: DifferentialReport;
@@ -100,7 +124,13 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
       python: flags.python,
       ...replayInputOptions(flags, recipe, io.cwd),
       sessionServer: flags.session_server,
-      milesProfile: flags.miles_profile,
+      ...(flags.miles_profile === undefined ? {} : { milesProfile: flags.miles_profile.name }),
+      ...(flags.session_server_root === undefined
+        ? {}
+        : { sessionServerRoot: resolve(io.cwd, flags.session_server_root) }),
+      ...(flags.session_server_python === undefined
+        ? {}
+        : { sessionServerPython: flags.session_server_python }),
       signal: io.signal,
       progress: io.stderr,
     });

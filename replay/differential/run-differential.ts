@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_MILES_PROFILE, type MilesProfile } from '../../contracts/miles-profile.ts';
+import { HarnessError } from '../../common/errors.ts';
+import {
+  DEFAULT_MILES_PROFILE,
+  MILES_PROFILE_NAMES,
+  type MilesProfile,
+  milesProfileNamed,
+} from '../../contracts/miles-profile.ts';
 import { DEFAULT_AGENT_TIMEOUT_S } from '../../fakes/harbor/server.ts';
 import type { TitoModel } from '../../fakes/tokenizer/tito.ts';
+import { profileForCheckout, readMilesCapabilities } from '../conformance/miles-capabilities.ts';
 import { checkMilesRoot, startMilesServer } from '../conformance/miles-server.ts';
 import type { ProgressSink } from '../driver/progress.ts';
 import { loadPrompts } from '../driver/prompts.ts';
@@ -36,8 +43,15 @@ export interface DifferentialOptions {
   readonly seed: number;
   readonly concurrency: number;
   readonly sessionServer: SessionServerKind;
-  /** Which Miles the fakes answer as (`--miles-profile`); default `DEFAULT_MILES_PROFILE`. */
-  readonly milesProfile?: MilesProfile;
+  /**
+   * With `sessionServer: 'miles'`: the checkout (and its Python) whose session server runs, when it is not
+   * `milesRoot`: a newer session server whose rollout side cannot be assembled in one tree
+   * (docs/differential.md "A newer Miles"). Default: `milesRoot` and `python`.
+   */
+  readonly sessionServerRoot?: string;
+  readonly sessionServerPython?: string;
+  /** `--miles-profile`: refused when it contradicts the session server's checkout. */
+  readonly milesProfile?: string;
   readonly signal: AbortSignal;
   readonly progress: ProgressSink;
   /** Test-only: rewrites each rollout of the harness's side (a planted divergence); no CLI flag sets it. */
@@ -56,7 +70,9 @@ export const KNOWN_DIFFERENCES = [
 export interface DifferentialReport {
   readonly miles_root: string;
   readonly session_server: SessionServerKind;
-  /** The Miles profile the fakes answered as: its name and the commits its facts come from. */
+  /** With `--session-server miles`: the checkout it ran from, and the profile its capabilities make it. */
+  readonly session_server_root: string | null;
+  /** The Miles profile the run held under (the fakes' switches; with Miles' server, its checkout's). */
   readonly miles_profile: { readonly name: string; readonly commits: readonly string[] };
   readonly seed: number;
   readonly steps: number;
@@ -85,13 +101,34 @@ function titoModelFor(kind: SessionServerKind): TitoModel {
   return kind === 'miles' ? 'default' : 'glm47';
 }
 
+/**
+ * The Miles profile the run holds under: with Miles' session server its checkout's (a name given must
+ * agree, miles-capabilities.ts), with the fake the name given, else the default. The fakes run under it.
+ */
+async function runProfile(options: DifferentialOptions, root: string, python: string): Promise<MilesProfile> {
+  if (options.sessionServer === 'miles') {
+    checkMilesRoot(root);
+    return profileForCheckout(await readMilesCapabilities(root, python), options.milesProfile);
+  }
+  if (options.milesProfile === undefined) return DEFAULT_MILES_PROFILE;
+  const named = milesProfileNamed(options.milesProfile);
+  if (named === undefined)
+    throw new HarnessError(
+      'usage.invalid_option_value',
+      `--miles-profile: unknown profile '${options.milesProfile}'; known: ${MILES_PROFILE_NAMES.join(', ')}`,
+      { details: { option: '--miles-profile' } },
+    );
+  return named;
+}
+
 export async function runDifferential(options: DifferentialOptions): Promise<DifferentialReport> {
   await preflightMilesRollout(options.milesRoot, options.python);
-  if (options.sessionServer === 'miles') checkMilesRoot(options.milesRoot);
+  const serverRoot = options.sessionServerRoot ?? options.milesRoot;
+  const serverPython = options.sessionServerPython ?? options.python;
+  const profile = await runProfile(options, serverRoot, serverPython);
   const prompts = await loadPrompts(options.prompts);
   const episodes = await episodesFor(options, prompts);
   const titoModel = titoModelFor(options.sessionServer);
-  const profile = options.milesProfile ?? DEFAULT_MILES_PROFILE;
   const shape = {
     prompts: options.prompts,
     rolloutBatchSize: options.rolloutBatchSize,
@@ -104,15 +141,15 @@ export async function runDifferential(options: DifferentialOptions): Promise<Dif
       ? async (backendUrl: string): Promise<StackSessionServer> => {
           const instanceId = randomUUID().replaceAll('-', '');
           const server = await startMilesServer({
-            milesRoot: options.milesRoot,
-            python: options.python,
+            milesRoot: serverRoot,
+            python: serverPython,
             backendUrl,
             vocabularyTraces: [],
             instanceId,
           });
           // Both sides start the same launcher: keep the last one's lines.
           sessionServerReplacements.length = 0;
-          for (const r of server.replacements) sessionServerReplacements.push(r);
+          for (const r of [...server.replacements, ...server.adaptations]) sessionServerReplacements.push(r);
           const url = new URL(server.url);
           return {
             url: server.url,
@@ -199,6 +236,7 @@ export async function runDifferential(options: DifferentialOptions): Promise<Dif
   return {
     miles_root: options.milesRoot,
     session_server: options.sessionServer,
+    session_server_root: options.sessionServer === 'miles' ? serverRoot : null,
     miles_profile: { name: profile.name, commits: profile.commits },
     seed: options.seed,
     steps: options.steps,

@@ -97,12 +97,16 @@ function json(status: number, value: unknown): OutgoingResponse {
 /**
  * `GET /health`. Switch `healthAnthropicField` (sii-avalanche/miles@4d412b5a miles/rollout/session/sessions.py
  * `health`): `anthropic_intermediate_system_supported`, SGLang's `detect_inline_system_support` of the
- * chat template; every template the fake renders (the toy's, Miles' qwen3_fixed.jinja) renders a
- * mid-conversation system message inline, so it is true.
+ * tokenizer's chat template (the family's `inlineSystemTemplate`: false for the toy, which has no template).
  */
-function healthBody(instanceId: string, switches: MilesSwitches): Record<string, unknown> {
+function healthBody(
+  instanceId: string,
+  switches: MilesSwitches,
+  family: TitoFamily,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { status: 'ok', session_server_instance_id: instanceId };
-  if (switches.healthAnthropicField) body.anthropic_intermediate_system_supported = true;
+  if (switches.healthAnthropicField)
+    body.anthropic_intermediate_system_supported = family.inlineSystemTemplate;
   return body;
 }
 
@@ -317,7 +321,7 @@ export class SessionServerApp {
   ): Promise<OutgoingResponse> {
     switch (match.name) {
       case 'health':
-        return json(200, healthBody(this.instanceId, this.switches));
+        return json(200, healthBody(this.instanceId, this.switches, this.family));
       case 'create':
         return this.createSession(req);
       case 'get': {

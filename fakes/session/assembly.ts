@@ -18,7 +18,7 @@ import {
   toTurnSample,
   toWireSample,
 } from './turn-sample.ts';
-import { SpanAssertionError, spansOfRecord, zeroSpecInfo } from './weight-version-spans.ts';
+import { clipSpans, SpanAssertionError, spansOfRecord, zeroSpecInfo } from './weight-version-spans.ts';
 
 /**
  * Per-leaf sample assembly (radixark/miles@31f1ca96 miles/rollout/session/v2/utils.py,
@@ -487,10 +487,11 @@ export function buildLeafMaterial(
     const calls = rules.weightVersionSpans === true ? callSpans(records) : null;
     if (maxSeqLen !== null) turns = truncatePieces(turns, maxSeqLen, decode);
     if (turns.length === 0) continue;
+    // One call's spans per turn kept, cut to what the turn kept, merged in turn order (read before the fold).
+    const spans = calls === null ? null : turns.map((turn, i) => clipSpans(calls[i]!, tokenCount(turn)));
     const sample = fields.fold(turns);
-    if (calls !== null) {
-      // One call's spans per turn kept, merged in turn order; the counters summed (all zero).
-      sample.weight_versions = calls.slice(0, turns.length);
+    if (spans !== null) {
+      sample.weight_versions = spans;
       sample.spec_info = zeroSpecInfo();
     }
     const metadata: Record<string, unknown> = {

@@ -7,8 +7,8 @@ import type { SessionRecord } from './record.ts';
  * `WeightVersionsPerCall.from_meta_info`, `Sample.SpecInfo`; samples/merge.py
  * `_compute_sample_from_openai_record`; generate_utils/sample_utils.py `_merge_sample_pair`,
  * `_merge_spec_info`; samples/codec.py): each turn's `weight_versions` entry is one call's list of
- * `{version, abs_start, abs_end}` spans over the turn's own `prompt + output` tokens (before any trim),
- * a merged sample keeps one list per turn, and every sample carries `spec_info`, its counters summed over
+ * `{version, abs_start, abs_end}` spans over the turn's own `prompt + output` tokens, cut where a trim or
+ * `max_seq_len` cuts the turn (`clipSpans`), a merged sample keeps one list per turn, and every sample carries `spec_info`, its counters summed over
  * turns (zeros: without `--sglang-speculative-algorithm` Miles never adds to them).
  */
 
@@ -55,6 +55,17 @@ export function spansOfRecord(record: SessionRecord): WeightVersionSpan[] {
   return outputRelative(meta, n)
     .filter(([, s, e]) => s < e)
     .map(([version, s, e]) => ({ version, abs_start: start + s, abs_end: start + e }));
+}
+
+/**
+ * What `Sample.strip_last_output_tokens` leaves of a call's spans once the turn keeps `tokens` tokens (a
+ * trailing-token trim, a `max_seq_len` cut): a span starting past the end dropped, one ending past it cut
+ * there (sii-avalanche/miles@4d412b5a miles/utils/types.py).
+ */
+export function clipSpans(spans: readonly WeightVersionSpan[], tokens: number): WeightVersionSpan[] {
+  return spans
+    .filter((span) => span.abs_start < tokens)
+    .map((span) => (span.abs_end <= tokens ? span : { ...span, abs_end: tokens }));
 }
 
 /** `Sample.SpecInfo()` as `to_dict` writes it: what every sample carries without speculative decoding. */

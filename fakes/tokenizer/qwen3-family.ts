@@ -83,6 +83,7 @@ export function qwen3Family(tokenizer: Qwen3Tokenizer = qwen3Tokenizer()): TitoF
     maxTrimTokens: 0,
     allowedAppendRoles: ['assistant', 'system', 'tool', 'user'],
     fixedKwargs: FIXED_KWARGS,
+    inlineSystemTemplate: true,
     tokenizer,
     renderPrompt: (messages, kwargs, tools) => tokenizer.encode(render(messages, true, kwargs, tools)),
     mergeTokens: (prefix, suffix, kwargs, context = {}) => {

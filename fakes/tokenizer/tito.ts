@@ -81,6 +81,12 @@ export interface TitoFamily<T extends FamilyTokenizer = FamilyTokenizer> {
   readonly allowedAppendRoles: readonly string[];
   /** Kwargs the family fixes; a request value that differs is a 400. */
   readonly fixedKwargs: TemplateKwargs;
+  /**
+   * Whether the tokenizer's jinja chat template renders a later, non-leading system message inline
+   * (SGLang's `detect_inline_system_support`, which the newer Miles' `/health` reports): false without a
+   * template (the toy families have none), true for Qwen3's (probed on Miles' qwen3_fixed.jinja).
+   */
+  readonly inlineSystemTemplate: boolean;
   readonly tokenizer: T;
   /** A fresh prompt: every message rendered, then the generation prompt. */
   renderPrompt(messages: readonly unknown[], kwargs: TemplateKwargs, tools?: unknown): number[];
@@ -138,6 +144,7 @@ function defaultFamily(): TitoFamily<ToyTokenizer> {
     maxTrimTokens: 0,
     allowedAppendRoles: FOUR_ROLES,
     fixedKwargs: {},
+    inlineSystemTemplate: false,
     tokenizer,
     renderPrompt: (messages, kwargs) => append(tokenizer.renderMessages(messages), generationPrompt(kwargs)),
     mergeTokens: (prefix, suffix, kwargs) =>
@@ -173,6 +180,7 @@ function glm47Family(): TitoFamily<ToyTokenizer> {
     maxTrimTokens: 1,
     allowedAppendRoles: FOUR_ROLES,
     fixedKwargs: {},
+    inlineSystemTemplate: false,
     tokenizer,
     renderPrompt: (messages, kwargs) => append(tokenizer.renderMessages(messages), generationPrompt(kwargs)),
     mergeTokens: (prefix, suffix, kwargs) =>

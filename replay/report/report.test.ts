@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MILES_PROFILE } from '../../contracts/miles-profile.ts';
+import { DEFAULT_MILES_PROFILE, milesProfileNamed } from '../../contracts/miles-profile.ts';
 import { DEFAULT_PICKER_PATH } from '../../fakes/session/hooks/types.ts';
 import { checkDataFromOutcomes } from '../checks/from-step-outcomes.ts';
 import { runApplicableChecks } from '../checks/run-checks.ts';
@@ -194,6 +194,38 @@ describe('the terminal summary and the HTML page', () => {
     for (const key of Object.keys(metrics)) {
       expect(text).toContain(key);
       expect(html).toContain(`<td>${key}</td>`);
+    }
+  });
+});
+
+describe('the Miles profile in the reports', () => {
+  it('names the profile, its commits and picker in JSON (config and every check), terminal and HTML', () => {
+    const newer = milesProfileNamed('4d412b5a')!;
+    const picker = 'miles.rollout.session.v2.picker_hub.drop_same_prompt_retries';
+    const outcome = processStep(0, groups(), normalization, 12);
+    const checks = runApplicableChecks(checkDataFromOutcomes([outcome], normalization));
+    const built = ReplayReportSchema.parse(
+      JSON.parse(
+        JSON.stringify(
+          buildReport([outcome], checks, {
+            ...REPORT_CONFIG,
+            miles_profile: reportedMilesProfile(newer, picker),
+          }),
+        ),
+      ),
+    );
+    expect(built.config.miles_profile).toEqual({
+      name: '4d412b5a',
+      commits: newer.commits,
+      checked_against_miles: null,
+      picker,
+    });
+    expect(built.checks.length).toBeGreaterThan(0);
+    for (const check of built.checks) expect(check.miles_profile).toBe('4d412b5a');
+    for (const text of [renderSummary(built), renderHtml(built)]) {
+      expect(text).toContain('Miles profile 4d412b5a');
+      for (const commit of newer.commits) expect(text).toContain(commit);
+      expect(text).toContain(picker);
     }
   });
 });

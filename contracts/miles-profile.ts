@@ -100,8 +100,8 @@ const MILES_31F1CA96: MilesProfile = MilesProfileSchema.parse({
 /**
  * The newer session server: sii-avalanche/miles at 4d412b5a (a fork holding most of one coherent set of
  * session-server files after 31f1ca96), with `v2/tree_trajectory.py` from radixark/miles@2ea774cb and the
- * TITO tokenizer base from radixark/miles@3abe1f8c (../shared/specs/miles-next.md; radixark PRs #3258 and
- * #3337 for the active leaf and the abort).
+ * TITO tokenizer base from radixark/miles@3abe1f8c, overlaid on 31f1ca96 (docs/conformance.md "A newer
+ * Miles"; radixark PRs #3258 and #3337 for the active leaf and the abort).
  */
 const MILES_4D412B5A: MilesProfile = MilesProfileSchema.parse({
   name: '4d412b5a',

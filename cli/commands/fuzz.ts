@@ -7,6 +7,7 @@ import { EXIT } from '../../common/exit-codes.ts';
 import { checkOutputFile } from '../../common/output-path.ts';
 import { plural } from '../../common/plural.ts';
 import { wholeNumber } from '../../common/whole-number.ts';
+import { type MilesProfile, milesProfileLine } from '../../contracts/miles-profile.ts';
 import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
 import { identityHolds, lostTotal } from '../../replay/accounting/schema.ts';
@@ -41,7 +42,7 @@ failed check (findings do not count) is shrunk to a minimal one, written as epis
     tokenizer: tokenizerFlag("toy [default] or qwen3 (Qwen3's real tokenizer and the qwen3 TITO family)"),
     'miles-profile': milesProfileFlag,
     json: switchFlag(
-      `print {"runs", "seed", "failures": [{"check", "episodes", "command"}], ...} on\nstdout (people's text then goes to stderr)`,
+      `print {"runs", "seed", "miles_profile", "failures": [{"check", "episodes", "command"}], ...}\non stdout (people's text then goes to stderr)`,
     ),
     'json-file': valueFlag(
       'F',
@@ -59,10 +60,11 @@ Docs: docs/replay.md`,
 };
 
 /** The JSON document: the issue's three keys first, then the shard and the campaign's accounting. */
-function jsonOf(result: FuzzResult) {
+function jsonOf(result: FuzzResult, profile: MilesProfile) {
   return {
     runs: result.runs,
     seed: result.seed,
+    miles_profile: { name: profile.name, commits: profile.commits },
     failures: result.failures.map((f) => ({
       check: f.check,
       checks: f.checks,
@@ -109,7 +111,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   if (jsonFile !== undefined) {
     try {
-      await writeFile(jsonFile, `${JSON.stringify(jsonOf(result))}\n`);
+      await writeFile(jsonFile, `${JSON.stringify(jsonOf(result, flags.miles_profile))}\n`);
     } catch (error) {
       throw new HarnessError('config.output_unwritable', `--json-file ${jsonFile}: cannot write it`, {
         details: { option: '--json-file', path: jsonFile },
@@ -121,14 +123,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const a = result.accounting;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   people.write(
-    `fuzz: ${plural(result.cases, 'case')} (shard ${index}/${count} of ${result.runs}, seed ${result.seed}) in ${seconds} s\n` +
+    `fuzz: ${plural(result.cases, 'case')} (shard ${index}/${count} of ${result.runs}, seed ${result.seed}) in ${seconds} s, ${milesProfileLine(flags.miles_profile)}\n` +
       `tokens: ${a.completion_tokens} completion = ${a.trained_tokens} trained + ${a.masked_shared_tokens} masked shared + ${lostTotal(a)} lost (${identityHolds(a) ? 'identity holds' : 'IDENTITY BROKEN'})\n`,
   );
   for (const f of result.failures)
     people.write(
       `FAIL ${f.checks.join(', ')}: shrunk in ${plural(f.shrinks, 'step')} to ${plural(f.batch.groupSeeds.length, 'group')} × ${plural(f.batch.samples, 'rollout')}; scripts in ${dirname(f.prompts)}\nreproduce: ${f.command}\n`,
     );
-  if (flags.json) io.stdout.write(`${JSON.stringify(jsonOf(result))}\n`);
+  if (flags.json) io.stdout.write(`${JSON.stringify(jsonOf(result, flags.miles_profile))}\n`);
   return result.failures.length > 0 || !identityHolds(a) ? 1 : 0;
 }
 

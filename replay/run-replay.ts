@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { HarnessError } from '../common/errors.ts';
 import { fsReason } from '../common/fs-reason.ts';
 import { parseJson } from '../common/python-json.ts';
+import type { MilesSwitches } from '../contracts/miles-profile.ts';
 import {
   DEFAULT_EPISODES_DIR,
   loadEpisodeScripts,
@@ -63,6 +64,8 @@ export interface ReplayOptions {
    * `perf/*tokens_per_gpu_per_sec`; without it those two are not logged, as in Miles.
    */
   readonly rolloutNumGpus?: number;
+  /** Which Miles' metrics.py logs each step (a Miles profile's switch; default: the default profile's). */
+  readonly rolloutMetrics?: MilesSwitches['rolloutMetrics'];
   /** `--strict`: findings fail the run (recorded in the report). */
   readonly strict?: boolean;
   /** Session sample hooks instead of Miles' defaults (planted defects in `harness fuzz` tests). */
@@ -269,6 +272,7 @@ export async function streamReplay<Result>(
         Math.round(performance.now() - started),
         options.train,
         options.rolloutNumGpus ?? null,
+        options.rolloutMetrics,
       );
       checks.add({ step: outcome.step, groups: outcome.groups, advantages: outcome.advantages });
       await sink.addStep(reportStep(outcome));

@@ -332,6 +332,7 @@ describe('runApplicableChecks', () => {
       { name: 'segmentation_invariance', missing: ['advantages'] },
       { name: 'group_accounting', missing: ['group_shape'] },
       { name: 'token_accounting', missing: ['trees'] },
+      { name: 'pass_at_k_counts_every_group', missing: ['group_shape'] },
     ]);
   });
 

@@ -4,8 +4,9 @@ import type { Group } from '../model/rollout.ts';
 import { EvidenceSchema } from './evidence-schema.ts';
 
 /**
- * The six invariant checks of issue 6, the token accounting of issue 11 and the agent metrics' logging
- * (issue 25), by stable name.
+ * The six invariant checks of issue 6, the token accounting of issue 11, the agent metrics' logging
+ * (issue 25), the session's TITO consistency (issue 26) and pass@k's group coverage (issue 33), by stable
+ * name.
  */
 export const CheckNameSchema = z.enum([
   'exactly_once',
@@ -17,6 +18,7 @@ export const CheckNameSchema = z.enum([
   'token_accounting',
   'agent_metrics_logged',
   'tito_session_consistent',
+  'pass_at_k_counts_every_group',
 ]);
 export type CheckName = z.infer<typeof CheckNameSchema>;
 

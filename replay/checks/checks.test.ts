@@ -326,6 +326,7 @@ describe('runApplicableChecks', () => {
       'every_sample_trainable',
       'agent_metrics_logged',
       'tito_session_consistent',
+      'session_affinity',
     ]);
     expect(run.skipped).toEqual([
       { name: 'only_generated_tokens_trained', missing: ['trees'] },

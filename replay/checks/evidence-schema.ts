@@ -106,6 +106,8 @@ export const EvidenceSchema = z.discriminatedUnion('kind', [
     rollouts: z.number().int(),
     expected: z.number().int(),
   }),
+  // 11 session_affinity
+  kind('session_split_across_workers', { session_id: z.string(), workers: z.array(z.string()) }),
 ]);
 export type Evidence = z.infer<typeof EvidenceSchema>;
 export type EvidenceKind = Evidence['kind'];

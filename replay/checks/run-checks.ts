@@ -6,6 +6,7 @@ import { availableInputs } from './inputs.ts';
 import { onlyGeneratedTrainedCheck } from './only-generated-trained.ts';
 import { passAtKGroupsCheck } from './pass-at-k-groups.ts';
 import { segmentationInvarianceCheck } from './segmentation-invariance.ts';
+import { sessionAffinityCheck } from './session-affinity.ts';
 import { siblingsAgreeCheck } from './siblings-agree.ts';
 import { titoSessionConsistentCheck } from './tito-session-consistent.ts';
 import { tokenAccountingCheck } from './token-accounting.ts';
@@ -13,7 +14,8 @@ import type { CheckData, CheckResult, InvariantCheck, SkippedCheck, Verdict } fr
 
 /**
  * The six checks in issue 6's order, then the token accounting (issue 11), the agent metrics (issue 25)
- * the session's TITO consistency (issue 26) and pass@k's group coverage (issue 33).
+ * the session's TITO consistency (issue 26), pass@k's group coverage and the workers' session affinity
+ * (issue 33).
  */
 export const ALL_CHECKS: readonly InvariantCheck[] = [
   exactlyOnceCheck,
@@ -26,6 +28,7 @@ export const ALL_CHECKS: readonly InvariantCheck[] = [
   agentMetricsLoggedCheck,
   titoSessionConsistentCheck,
   passAtKGroupsCheck,
+  sessionAffinityCheck,
 ];
 
 export interface CheckRun {

@@ -8,6 +8,7 @@ import { type Metrics, stepMetrics } from '../metrics/step-metrics.ts';
 import { retainedRows } from '../model/retained.ts';
 import type { Group } from '../model/rollout.ts';
 import type { ReplaySample } from '../model/sample.ts';
+import type { SessionRouting } from '../model/session-routing.ts';
 import { rowsMilesLogs } from './logged-rows.ts';
 
 /** One step after the rollout side is done: what the trainer would receive, and what Miles would log. */
@@ -33,6 +34,8 @@ export interface StepOutcome {
   readonly schedule: TrainSchedule;
   readonly metrics: Metrics;
   readonly durationMs: number;
+  /** Which session-server workers each session reached, when the workers report it (check 11). */
+  readonly sessionRouting?: readonly SessionRouting[];
 }
 
 /**

@@ -43,6 +43,6 @@ describe.skipIf(missing.length > 0)("the newer metrics.py's own output, live", (
       await readFile(join(dir, 'rollout-metrics-next.json'), 'utf8'),
     );
     expect(live.map((c) => c.name)).toEqual(nextOracleCases.map((c) => c.name));
-    live.forEach((c, k) => expect(c.logged, c.name).toEqual(nextOracleCases[k]!.logged));
+    for (const [k, c] of live.entries()) expect(c.logged, c.name).toEqual(nextOracleCases[k]!.logged);
   }, 120_000);
 });

@@ -3,7 +3,7 @@ with the same shape is served the same way. The launchers adapt to these and pri
 its reason (`adapted <what>: <why>`), as they print their stand-ins (`replaced <name>: <why>`).
 
 The facts behind each capability: radixark/miles@31f1ca96 has none of them; the newer session server of
-/work/shared/specs/miles-next.md (sii-avalanche/miles@4d412b5a) has all of them.
+the newer session server (sii-avalanche/miles@4d412b5a over 31f1ca96; docs/conformance.md "A newer Miles") has all of them.
 """
 
 import json

@@ -1,7 +1,7 @@
 """What the launcher does for a checkout whose session server has the newer shape (capabilities.py): each
 step keyed to one capability and printed as `adapted <what>: <why>`, each stand-in as `replaced <name>: <why>`.
 
-The newer shape (sii-avalanche/miles@4d412b5a, /work/shared/specs/miles-next.md "Names that moved"):
+The newer shape (sii-avalanche/miles@4d412b5a; docs/conformance.md "A newer Miles"):
 `SessionServer(SessionServerConfig)` from `compute_session_server_config`, a `tito_tokenizer` package whose
 `TITOTokenizer` methods take `template_args=`, sglang imported at the top of `sessions.py`, pydantic 2.
 """

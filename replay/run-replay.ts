@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { HarnessError } from '../common/errors.ts';
 import { fsReason } from '../common/fs-reason.ts';
 import { parseJson } from '../common/python-json.ts';
-import { DEFAULT_MILES_PROFILE, type MilesProfile } from '../contracts/miles-profile.ts';
+import { DEFAULT_MILES_PROFILE, type MilesProfile, type MilesSwitches } from '../contracts/miles-profile.ts';
 import {
   DEFAULT_EPISODES_DIR,
   loadEpisodeScripts,
@@ -16,6 +16,7 @@ import type { TitoModel } from '../fakes/tokenizer/tito.ts';
 import { checkDataFromOutcomes } from './checks/from-step-outcomes.ts';
 import { StepwiseChecks } from './checks/stepwise-checks.ts';
 import type { CheckData } from './checks/types.ts';
+import { flushSessionInstances } from './driver/flush.ts';
 import { concurrencyLimit } from './driver/limit.ts';
 import { type ProgressSink, stepProgress } from './driver/progress.ts';
 import { PromptSource } from './driver/prompt-source.ts';
@@ -23,7 +24,9 @@ import { loadPrompts, type PromptRow } from './driver/prompts.ts';
 import type { RolloutContext } from './driver/rollout.ts';
 import { runRolloutStep } from './driver/rollout-step.ts';
 import { recipeSamplingParams } from './driver/run-body.ts';
-import { type StackOptions, startReplayStack } from './driver/stack.ts';
+import { SessionAffinityMonitor } from './driver/session-affinity.ts';
+import { sessionRouter } from './driver/session-router.ts';
+import { type ReplayStack, type StackOptions, startReplayStack } from './driver/stack.ts';
 import type { NormalizationConfig } from './grpo/config.ts';
 import type { TrainScheduleConfig } from './grpo/train-schedule.ts';
 import type { Rollout } from './model/rollout.ts';
@@ -66,6 +69,13 @@ export interface ReplayOptions {
    * `perf/*tokens_per_gpu_per_sec`; without it those two are not logged, as in Miles.
    */
   readonly rolloutNumGpus?: number;
+  /** The Miles profile's switches the replay follows (default: the default profile's). */
+  readonly miles?: MilesSwitches;
+  /**
+   * `--session-server-workers`: fake session servers on their own ports, one chosen per session (needs
+   * a profile with `sessionServerWorkers`; default 32 under one, else 1).
+   */
+  readonly sessionServerWorkers?: number;
   /** `--strict`: findings fail the run (recorded in the report). */
   readonly strict?: boolean;
   /** Session sample hooks instead of Miles' defaults (planted defects in `harness fuzz` tests). */
@@ -95,6 +105,8 @@ export interface ReplayHooks {
   readonly onStarted?: (urls: { policy: string; session: string; harbor: string }) => void;
   /** Told each step's outcome once it is processed (the replay keeps nothing of it afterwards). */
   readonly onStep?: (outcome: StepOutcome) => void;
+  /** Test-only (no CLI flag reaches it): the running servers, to stop one mid-step. */
+  readonly onStack?: (stack: ReplayStack) => void;
 }
 
 /** Loads every script named (directories recursively); the bundled set when none is named. */
@@ -147,6 +159,26 @@ export function episodesLabel(options: Pick<ReplayOptions, 'episodes' | 'generat
   if (options.episodes.length > 0) return [...options.episodes];
   if (options.generated !== undefined) return [`(generated) seed ${options.generated.seed}`];
   return ['(bundled) fixtures/episodes'];
+}
+
+/**
+ * How many fake session servers to run: the option, else 32 (newer Miles' default, PR #2774) under a
+ * profile with `sessionServerWorkers`, else 1. More than one under a profile without it is refused: that
+ * Miles runs a single session server.
+ */
+function sessionServerWorkersFor(options: ReplayOptions, miles: MilesSwitches): number {
+  const count = options.sessionServerWorkers ?? (miles.sessionServerWorkers ? 32 : 1);
+  if (!Number.isInteger(count) || count < 1)
+    throw new HarnessError('config.invalid', '--session-server-workers must be at least 1.', {
+      details: { field: 'session_server_workers' },
+    });
+  if (count > 1 && !miles.sessionServerWorkers)
+    throw new HarnessError(
+      'config.invalid',
+      `--session-server-workers ${count}: the chosen Miles profile runs one session server (its switch sessionServerWorkers is off); choose a profile with it`,
+      { details: { field: 'session_server_workers' } },
+    );
+  return count;
 }
 
 export function normalizationFor(
@@ -211,6 +243,8 @@ export async function streamReplay<Result>(
   if (hooks.signal.aborted) throw interrupted(hooks.signal);
   const normalization = normalizationFor(options);
   const profile = options.milesProfile ?? DEFAULT_MILES_PROFILE;
+  const miles = options.miles ?? profile.switches;
+  const workers = sessionServerWorkersFor(options, miles);
   const config: ReportConfig = {
     rollout_batch_size: options.rolloutBatchSize,
     n_samples_per_prompt: options.nSamplesPerPrompt,
@@ -238,15 +272,26 @@ export async function streamReplay<Result>(
     ...(options.sessionHooks ? { sessionHooks: options.sessionHooks } : {}),
     ...(options.keepRequestMessages ? { keepRequestMessages: true } : {}),
     ...(options.sessionServer === undefined ? {} : { sessionServer: options.sessionServer }),
+    sessionServerWorkers: workers,
   });
   hooks.onStarted?.({ policy: stack.policy.url, session: stack.session.url, harbor: stack.harbor.url });
+  hooks.onStack?.(stack);
   const stopOnAbort = () => void stack.close();
   hooks.signal.addEventListener('abort', stopOnAbort, { once: true });
+  // Only the fakes report their requests; with Miles' own server there is no routing to check.
+  const affinity =
+    stack.fakeSessionWorkers.length === 0
+      ? null
+      : new SessionAffinityMonitor(
+          stack.fakeSessionWorkers.map((w) => ({ id: `${w.host}:${w.port}`, events: w.events })),
+        );
+  const instanceIds = stack.sessionServers.map((s) => s.instanceId);
   try {
     const ctx: RolloutContext = {
-      client: createSessionClient(stack.session.url),
-      sessionServerId: `${stack.session.host}:${stack.session.port}`,
-      sessionServerInstanceId: stack.session.instanceId,
+      sessions: sessionRouter(
+        stack.sessionServers.map((s) => ({ client: createSessionClient(s.url), instanceId: s.instanceId })),
+        options.seed,
+      ),
       harborUrl: stack.harbor.url,
       modelName: options.modelName,
       samplingParams: recipeSamplingParams(options.maxResponseLen),
@@ -274,21 +319,32 @@ export async function streamReplay<Result>(
       });
       progress.done();
       if (hooks.signal.aborted) throw interrupted(hooks.signal);
+      // The agent function's closing abort: every instance's trials flushed at the agent server.
+      await flushSessionInstances(stack.harbor.url, instanceIds);
       stack.policy.log.clear();
-      const outcome = processStep(
+      const processed = processStep(
         step,
         groups,
         normalization,
         Math.round(performance.now() - started),
         options.train,
         options.rolloutNumGpus ?? null,
+        miles.rolloutMetrics,
       );
-      checks.add({ step: outcome.step, groups: outcome.groups, advantages: outcome.advantages });
+      const outcome: StepOutcome =
+        affinity === null ? processed : { ...processed, sessionRouting: affinity.take() };
+      checks.add({
+        step: outcome.step,
+        groups: outcome.groups,
+        advantages: outcome.advantages,
+        ...(outcome.sessionRouting === undefined ? {} : { session_routing: outcome.sessionRouting }),
+      });
       await sink.addStep(reportStep(outcome));
       hooks.onStep?.(outcome);
     }
   } finally {
     hooks.signal.removeEventListener('abort', stopOnAbort);
+    affinity?.dispose();
     await stack.close();
   }
   return sink.finish(reportFrame(checks.finish(), config));

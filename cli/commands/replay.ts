@@ -51,6 +51,11 @@ loopback ports and stop when the command ends.`,
         'write a self-contained HTML report\n(output paths are checked before the run starts)',
       ),
       strict: switchFlag('exit 1 on findings too'),
+      'session-server-workers': valueFlag(
+        'N',
+        wholeNumber('--session-server-workers', 1, 256).optional(),
+        "fake session servers on their own ports, one picked per session (newer Miles'\nflag, PR #2774; needs a Miles profile with workers) [default: 1, 32 under one]",
+      ),
     },
     footer: `Exit status: 0 all checks pass (or only findings), 1 a check failed (or a finding under --strict),
 2 usage or configuration error, 130 interrupted. Docs: docs/replay.md`,
@@ -115,6 +120,9 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     // Miles sets --rollout-num-gpus to the actor's GPUs under --colocate (arguments.py), which the recipe passes.
     rolloutNumGpus: recipe.num_nodes * recipe.num_gpus_per_node,
     strict: flags.strict,
+    ...(flags.session_server_workers === undefined
+      ? {}
+      : { sessionServerWorkers: flags.session_server_workers }),
   };
   // Each step goes into the reports as it finishes (replay/report/streamed-report.ts); the files are
   // written whole at the end. --json: stdout carries only the JSON document, written last; the summary

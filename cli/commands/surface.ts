@@ -6,6 +6,7 @@ import { EXIT } from '../../common/exit-codes.ts';
 import { buildFlagIndex } from '../../recipe/drift/flag-index.ts';
 import { type Invocation, parseInvocationText, trainInvocation } from '../../recipe/drift/invocation.ts';
 import { DEFAULT_SURFACE_PATH, loadSurface } from '../../recipe/drift/load-surface.ts';
+import { loadNewerMiles, newerSurface } from '../../recipe/drift/newer-surface.ts';
 import { secretValues } from '../../recipe/drift/secret-values.ts';
 import { redactVerdict, renderVerdict, surfaceVerdict } from '../../recipe/drift/surface-verdict.ts';
 import type { CliCommand, CliIo } from '../io.ts';
@@ -26,6 +27,11 @@ values inside their choices, no flag repeated. Exit 0 clean, 1 problems, 2 usage
       'ID',
       z.string().min(1),
       "also accept an overlay's flags: the first 8 characters of its evidence commit,\nor 'all'; repeatable",
+    ),
+    miles: valueFlag(
+      '31f1ca96|newer',
+      z.enum(['31f1ca96', 'newer'], { error: '--miles must be 31f1ca96 or newer' }).default('31f1ca96'),
+      "which Miles to check against: the surface's own (31f1ca96), or newer: its flags with\nsii-avalanche/miles@379af027's session arguments (renamed and refused flags, and\nthe newer default of each changed flag the argv leaves unset) [default: 31f1ca96]",
     ),
     json: switchFlag('print the machine verdict (format harness-surface-verdict/1)'),
     stdin: switchFlag(
@@ -66,10 +72,18 @@ export const command: CliCommand = {
       );
     const invocation = await readInvocation(options.stdin, tail, io);
     const surfacePath = options.surface ? resolve(io.cwd, options.surface) : DEFAULT_SURFACE_PATH;
-    const surface = await loadSurface(surfacePath);
-    const index = buildFlagIndex(surface, options.overlay);
+    const base = await loadSurface(surfacePath);
+    const newer = options.miles === 'newer' ? loadNewerMiles() : undefined;
+    const chosen = newer === undefined ? { surface: base, overlay: null } : newerSurface(base, newer);
+    const overlays = chosen.overlay === null ? options.overlay : [...options.overlay, chosen.overlay];
+    const index = buildFlagIndex(chosen.surface, overlays);
     const verdict = redactVerdict(
-      surfaceVerdict(invocation, index, surfacePath),
+      surfaceVerdict(
+        invocation,
+        index,
+        surfacePath,
+        newer === undefined ? undefined : { miles: newer, base },
+      ),
       secretValues(io.env, [invocation]),
     );
     io.stdout.write(options.json ? `${JSON.stringify(verdict, null, 2)}\n` : renderVerdict(verdict));

@@ -46,9 +46,13 @@ describe('dump validator on converted-dump fixtures', { timeout: 20_000 }, () =>
       loss_mask_shape: 'pass',
       compaction_happened: 'pass',
       train_mask_sums: 'pass',
+      // Miles' own behaviour on any compacted run: a group with a compacted rollout has more rows than
+      // n_samples_per_prompt, so --log-passrate's pass@k leaves it out (a finding, not a failure).
+      pass_at_k_counts_every_group: 'finding',
     });
     expect(checks.filter((c) => c.source === 'replay').map((c) => c.name)).toContain('exactly_once');
-    expect(overallVerdict(checks)).toBe('pass');
+    expect(overallVerdict(checks)).toBe('finding');
+    expect(checks.filter((c) => c.verdict === 'fail')).toEqual([]);
   });
 
   const planted: [string, string, string][] = [

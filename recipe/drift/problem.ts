@@ -22,6 +22,8 @@ export const PROBLEM_RULES = [
   'out-of-scope',
   /** A bare value that no flag takes (before the first flag, or after `--`). */
   'unexpected-positional',
+  /** A flag the checked Miles no longer has under this name: it was renamed (the hint names the new one). */
+  'renamed',
 ] as const;
 export const ProblemRule = z.enum(PROBLEM_RULES);
 
@@ -53,11 +55,22 @@ export const SURFACE_VERDICT_FORMAT = 'harness-surface-verdict/1';
 export const SurfaceVerdict = z.object({
   format: z.literal(SURFACE_VERDICT_FORMAT),
   ok: z.boolean(),
-  surface: z.object({ path: z.string(), miles_commit: z.string() }),
+  surface: z.object({
+    path: z.string(),
+    miles_commit: z.string(),
+    /** Which Miles: `31f1ca96`, or `newer` (31f1ca96's surface with a newer Miles' session arguments). */
+    miles: z.string().optional(),
+    /** The newer Miles the surface follows, `owner/repo@commit`, when it is not 31f1ca96. */
+    newer_source: z.string().optional(),
+  }),
   overlays: z.array(z.string()),
   argv: z.array(z.string()),
   flags_checked: z.number().int().nonnegative(),
   problems: z.array(Problem),
+  /** Flags the argv leaves unset whose default the checked (newer) Miles changed. */
+  defaults_changed: z
+    .array(z.object({ flag: z.string(), was: z.unknown(), now: z.unknown(), where: z.string() }))
+    .optional(),
   /** Findings that do not fail the check (rules in WARNING_RULES). */
   warnings: z.array(Problem),
 });

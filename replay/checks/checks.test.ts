@@ -326,12 +326,14 @@ describe('runApplicableChecks', () => {
       'every_sample_trainable',
       'agent_metrics_logged',
       'tito_session_consistent',
+      'session_affinity',
     ]);
     expect(run.skipped).toEqual([
       { name: 'only_generated_tokens_trained', missing: ['trees'] },
       { name: 'segmentation_invariance', missing: ['advantages'] },
       { name: 'group_accounting', missing: ['group_shape'] },
       { name: 'token_accounting', missing: ['trees'] },
+      { name: 'pass_at_k_counts_every_group', missing: ['group_shape'] },
     ]);
   });
 

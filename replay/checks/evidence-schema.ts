@@ -100,6 +100,14 @@ export const EvidenceSchema = z.discriminatedUnion('kind', [
   // 9 tito_session_consistent
   kind('tito_strict_mismatch', { types: z.array(z.string()) }),
   kind('tito_assistant_text_mismatch', { types: z.array(z.string()) }),
+  // 10 pass_at_k_counts_every_group
+  kind('pass_at_k_group_excluded', {
+    rows: z.number().int(),
+    rollouts: z.number().int(),
+    expected: z.number().int(),
+  }),
+  // 11 session_affinity
+  kind('session_split_across_workers', { session_id: z.string(), workers: z.array(z.string()) }),
 ]);
 export type Evidence = z.infer<typeof EvidenceSchema>;
 export type EvidenceKind = Evidence['kind'];

@@ -8,7 +8,12 @@ export function checkDataFromOutcomes(
   normalization: NormalizationConfig,
 ): CheckData {
   return {
-    steps: outcomes.map((o) => ({ step: o.step, groups: o.groups, advantages: o.advantages })),
+    steps: outcomes.map((o) => ({
+      step: o.step,
+      groups: o.groups,
+      advantages: o.advantages,
+      ...(o.sessionRouting === undefined ? {} : { session_routing: o.sessionRouting }),
+    })),
     n_samples_per_prompt: normalization.n_samples_per_prompt,
     rollout_batch_size: normalization.rollout_batch_size,
     normalization,

@@ -18,8 +18,10 @@ export { groupsFromFlatSamples } from './flat-samples.ts';
 export { groupAccountingCheck } from './group-accounting.ts';
 export { availableInputs } from './inputs.ts';
 export { onlyGeneratedTrainedCheck } from './only-generated-trained.ts';
+export { passAtKGroupsCheck } from './pass-at-k-groups.ts';
 export { ALL_CHECKS, type CheckRun, runApplicableChecks } from './run-checks.ts';
 export { segmentationInvarianceCheck } from './segmentation-invariance.ts';
+export { sessionAffinityCheck } from './session-affinity.ts';
 export { siblingsAgreeCheck } from './siblings-agree.ts';
 export { titoSessionConsistentCheck } from './tito-session-consistent.ts';
 export {

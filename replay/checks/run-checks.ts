@@ -4,7 +4,9 @@ import { exactlyOnceCheck } from './exactly-once.ts';
 import { groupAccountingCheck } from './group-accounting.ts';
 import { availableInputs } from './inputs.ts';
 import { onlyGeneratedTrainedCheck } from './only-generated-trained.ts';
+import { passAtKGroupsCheck } from './pass-at-k-groups.ts';
 import { segmentationInvarianceCheck } from './segmentation-invariance.ts';
+import { sessionAffinityCheck } from './session-affinity.ts';
 import { siblingsAgreeCheck } from './siblings-agree.ts';
 import { titoSessionConsistentCheck } from './tito-session-consistent.ts';
 import { tokenAccountingCheck } from './token-accounting.ts';
@@ -12,7 +14,8 @@ import type { CheckData, CheckResult, InvariantCheck, SkippedCheck, Verdict } fr
 
 /**
  * The six checks in issue 6's order, then the token accounting (issue 11), the agent metrics (issue 25)
- * and the session's TITO consistency (issue 26).
+ * the session's TITO consistency (issue 26), pass@k's group coverage and the workers' session affinity
+ * (issue 33).
  */
 export const ALL_CHECKS: readonly InvariantCheck[] = [
   exactlyOnceCheck,
@@ -24,6 +27,8 @@ export const ALL_CHECKS: readonly InvariantCheck[] = [
   tokenAccountingCheck,
   agentMetricsLoggedCheck,
   titoSessionConsistentCheck,
+  passAtKGroupsCheck,
+  sessionAffinityCheck,
 ];
 
 export interface CheckRun {

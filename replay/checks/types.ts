@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import type { NormalizationConfig } from '../grpo/config.ts';
 import type { Group } from '../model/rollout.ts';
+import type { SessionRouting } from '../model/session-routing.ts';
 import { EvidenceSchema } from './evidence-schema.ts';
 
 /**
- * The six invariant checks of issue 6, the token accounting of issue 11 and the agent metrics' logging
- * (issue 25), by stable name.
+ * The six invariant checks of issue 6, the token accounting of issue 11, the agent metrics' logging
+ * (issue 25), the session's TITO consistency (issue 26), pass@k's group coverage and the session-server
+ * workers' per-session affinity (issue 33), by stable name.
  */
 export const CheckNameSchema = z.enum([
   'exactly_once',
@@ -17,6 +19,8 @@ export const CheckNameSchema = z.enum([
   'token_accounting',
   'agent_metrics_logged',
   'tito_session_consistent',
+  'pass_at_k_counts_every_group',
+  'session_affinity',
 ]);
 export type CheckName = z.infer<typeof CheckNameSchema>;
 
@@ -74,6 +78,11 @@ export interface CheckStep {
    * dropped its rollout), so it has no advantage to check.
    */
   readonly advantages: readonly (number | null)[] | null;
+  /**
+   * Which session-server workers each of the step's sessions reached (the replay's fake workers report
+   * it); absent where the source cannot say (a Miles dump, Miles' own session server).
+   */
+  readonly session_routing?: readonly SessionRouting[];
 }
 
 export interface CheckData {

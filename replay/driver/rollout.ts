@@ -2,7 +2,7 @@ import { isHarnessError } from '../../common/errors.ts';
 import { PythonFloat, parseJson, pythonJsonLoads } from '../../common/python-json.ts';
 import { type RunResult, RunResultSchema } from '../../fakes/harbor/run-protocol.ts';
 import type { PolicyLogEntry } from '../../fakes/policy/index.ts';
-import type { SamplesReply, SessionClient } from '../../fakes/session/index.ts';
+import type { SamplesReply } from '../../fakes/session/index.ts';
 import type { GroupIndex, SampleIndex } from '../model/ids.ts';
 import type { PlayedEpisode, PolicyRequest, Rollout } from '../model/rollout.ts';
 import type { ReplaySample } from '../model/sample.ts';
@@ -15,12 +15,12 @@ import {
 } from './overlay.ts';
 import type { PromptRow } from './prompts.ts';
 import { buildRunBody } from './run-body.ts';
+import { type SessionRouter, sessionServerIdOf } from './session-router.ts';
 
 /** What one rollout needs from the running stack and the recipe. */
 export interface RolloutContext {
-  readonly client: SessionClient;
-  readonly sessionServerId: string;
-  readonly sessionServerInstanceId: string;
+  /** The session-server instances and the per-session choice among them (one with a single server). */
+  readonly sessions: SessionRouter;
   readonly harborUrl: string;
   readonly modelName: string;
   readonly samplingParams: Readonly<Record<string, unknown>>;
@@ -97,6 +97,14 @@ async function postRun(ctx: RolloutContext, body: Record<string, unknown>): Prom
   }
 }
 
+/** Transport failures that mean the session's worker is gone: refused, reset, or closed mid-answer. */
+const WORKER_GONE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+function workerGone(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  return typeof cause?.code === 'string' && WORKER_GONE_CODES.has(cause.code);
+}
+
 /** The script the mock played, from the harness-only part of its `/run` result. */
 function playedEpisode(result: RunResult | null): PlayedEpisode | null {
   if (result === null) return null;
@@ -129,20 +137,24 @@ async function playRollout(
   index: SampleIndex,
 ): Promise<Rollout> {
   const input = inputSample(row, group, index);
-  const base = { group_index: group, index, rollout_id: null };
+  // One instance per session; every later call of the session goes to it (OpenAIEndpointTracer.create).
+  const endpoint = ctx.sessions.pick();
+  const client = endpoint.client;
   let sessionId: string;
   try {
-    sessionId = await ctx.client.create();
+    sessionId = await client.create();
   } catch (error) {
     // OpenAIEndpointTracer.create raises; the exception leaves the group task.
     throw new CollectRaisedError(error);
   }
-  const sessionUrl = `${ctx.client.baseUrl}/sessions/${sessionId}`;
+  const sessionUrl = `${client.baseUrl}/sessions/${sessionId}`;
+  const sessionServerId = sessionServerIdOf(sessionUrl);
+  const base = { group_index: group, index, rollout_id: null, session_server_id: sessionServerId };
   const body = buildRunBody({
     metadata: input.metadata,
     sessionUrl,
-    sessionServerId: ctx.sessionServerId,
-    sessionServerInstanceId: ctx.sessionServerInstanceId,
+    sessionServerId,
+    sessionServerInstanceId: endpoint.instanceId,
     modelName: ctx.modelName,
     samplingParams: ctx.samplingParams,
     maxSeqLen: ctx.maxSeqLen,
@@ -159,7 +171,7 @@ async function playRollout(
     rewardType = answer?.rewardType ?? 'float';
     episode = playedEpisode(agentMetadata);
     try {
-      reply = await ctx.client.collectSamples(sessionId, {
+      reply = await client.collectSamples(sessionId, {
         maxSeqLen: ctx.maxSeqLen,
         ...(agentMetadata === null ? {} : { metadata: agentMetadata }),
       });
@@ -167,17 +179,18 @@ async function playRollout(
       collectError = error;
     }
   } finally {
-    await ctx.client.delete(sessionId).catch(() => undefined);
+    await client.delete(sessionId).catch(() => undefined);
   }
   const requests = toPolicyRequests(ctx.requestsFor(sessionId));
   if (collectError !== null) {
-    // A non-2xx answer or an undecodable reply raises; a transport failure is an ABORTED placeholder.
+    // A non-2xx answer or an undecodable reply raises; a transport failure is an ABORTED placeholder,
+    // named for a worker that is gone (its sessions die with it; the other workers' are untouched).
     if (isHarnessError(collectError)) throw new CollectRaisedError(collectError);
     return {
       ...base,
       samples: [abortedPlaceholder(input)],
       aborted: true,
-      abort_reason: 'collect_failed',
+      abort_reason: workerGone(collectError) ? 'session_server_worker_gone' : 'collect_failed',
       episode,
       tree: null,
       requests,

@@ -3,7 +3,8 @@ import type { EpisodeScript } from '../../fakes/harbor/episode-schema.ts';
 import { type HarborServer, startHarborServer } from '../../fakes/harbor/server.ts';
 import { PolicyRequestLog, type PolicyServerHandle, startPolicyServer } from '../../fakes/policy/index.ts';
 import type { SamplePicker, SamplePostprocessor } from '../../fakes/session/hooks/types.ts';
-import { startSessionServer } from '../../fakes/session/index.ts';
+import type { SessionServerHandle } from '../../fakes/session/index.ts';
+import { startSessionServerWorkers } from '../../fakes/session/workers.ts';
 import type { TitoModel } from '../../fakes/tokenizer/tito.ts';
 
 /** Enough for several steps of 32 Terminus episodes; the log is cleared after each step. */
@@ -23,6 +24,8 @@ export interface StackOptions {
   readonly keepRequestMessages?: boolean;
   /** Starts another session server in front of the policy instead of the fake (Miles' own, on CPU). */
   readonly sessionServer?: (backendUrl: string) => Promise<StackSessionServer>;
+  /** `--session-server-workers`: fake session servers, each on its own port (default 1). */
+  readonly sessionServerWorkers?: number;
 }
 
 /** What the replay needs of a session server: where it listens, its instance id, and how to stop it. */
@@ -37,7 +40,12 @@ export interface StackSessionServer {
 /** The three servers a replay drives, each on a free loopback port. */
 export interface ReplayStack {
   readonly policy: PolicyServerHandle;
+  /** The first (or only) session server. */
   readonly session: StackSessionServer;
+  /** Every session server the rollouts route to, in worker order (`session` first). */
+  readonly sessionServers: readonly StackSessionServer[];
+  /** The fake workers among them, for what watches their requests (empty with Miles' own server). */
+  readonly fakeSessionWorkers: readonly SessionServerHandle[];
   readonly harbor: HarborServer;
   /** Stops all three, harbor first (it cancels its trials), then the session server, then the policy. */
   close(): Promise<void>;
@@ -61,16 +69,25 @@ export async function startReplayStack(options: StackOptions): Promise<ReplaySta
       log: new PolicyRequestLog(POLICY_LOG_LIMIT, { keepMessages: options.keepRequestMessages ?? false }),
     });
     started.push(policy);
-    const session =
-      options.sessionServer === undefined
-        ? await startSessionServer({
-            backendUrl: policy.url,
-            titoModel: options.titoModel,
-            ...(options.milesProfile === undefined ? {} : { milesProfile: options.milesProfile }),
-            ...options.sessionHooks,
-          })
-        : await options.sessionServer(policy.url);
-    started.push(session);
+    let sessionServers: readonly StackSessionServer[];
+    let fakeSessionWorkers: readonly SessionServerHandle[] = [];
+    if (options.sessionServer === undefined) {
+      const workers = await startSessionServerWorkers(
+        {
+          backendUrl: policy.url,
+          titoModel: options.titoModel,
+          ...(options.milesProfile === undefined ? {} : { milesProfile: options.milesProfile }),
+          ...options.sessionHooks,
+        },
+        options.sessionServerWorkers ?? 1,
+      );
+      started.push(workers);
+      sessionServers = fakeSessionWorkers = workers.workers;
+    } else {
+      const own = await options.sessionServer(policy.url);
+      started.push(own);
+      sessionServers = [own];
+    }
     const harbor = await startHarborServer({
       episodes: options.episodes,
       maxConcurrent: options.maxConcurrent,
@@ -80,7 +97,9 @@ export async function startReplayStack(options: StackOptions): Promise<ReplaySta
     let closing: Promise<void> | undefined;
     return {
       policy,
-      session,
+      session: sessionServers[0]!,
+      sessionServers,
+      fakeSessionWorkers,
       harbor,
       close() {
         closing ??= stopAll();

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { effectiveResponseLength, type ReplaySample } from '../model/sample.ts';
+import type { ReplaySample } from '../model/sample.ts';
+import { loggedEffectiveLength } from './logged-sample.ts';
+import { numpyMean } from './numpy-sum.ts';
 import { computeStatistics } from './statistics.ts';
 
 /**
@@ -20,27 +22,35 @@ export const CompactionMetricsSchema = z.object({
 });
 export type CompactionMetrics = z.infer<typeof CompactionMetricsSchema>;
 
-type MetricRow = Pick<
-  ReplaySample,
-  | 'group_index'
-  | 'index'
-  | 'rollout_id'
-  | 'reward'
-  | 'status'
-  | 'loss_mask'
-  | 'response_length'
-  | 'remove_sample'
-  | 'metadata'
->;
+/** What the episode metrics read of a row (a replay row, or a row as `log_rollout_data` sees it). */
+type MetricRow = Pick<ReplaySample, 'response_length' | 'remove_sample' | 'metadata'> & {
+  readonly loss_mask: readonly number[] | null;
+  readonly group_index: number | null;
+  readonly index: number | null;
+  readonly rollout_id: number | null;
+  readonly reward: number | null;
+  readonly adapter?: string | null | undefined;
+};
+
+/** How a step's episodes are told apart (`MilesSwitches.rolloutMetrics`). */
+export interface EpisodeKeying {
+  /**
+   * The newer metrics.py scopes each key by the sample's LoRA adapter (Multi-LoRA data sources number
+   * their rollouts independently, PR #2778) and logs no `episode_response_length/*` when any sample has
+   * one; 31f1ca96's keys have no adapter.
+   */
+  readonly adapterScoped: boolean;
+}
 
 /**
- * `_get_rollout_key`: episodes are scoped by prompt group and keep the "rollout" and "sample" kinds
- * apart, unlike the trainer's id column.
+ * `_get_rollout_key`: episodes are scoped by prompt group (and, adapter-scoped, by adapter) and keep the
+ * "rollout" and "sample" kinds apart, unlike the trainer's id column.
  */
-export function metricRolloutKey(row: MetricRow, position: number): string {
-  if (row.rollout_id !== null) return `rollout:${row.group_index}:${row.rollout_id}`;
-  if (row.index !== null) return `sample:${row.group_index}:${row.index}`;
-  return `position:${row.group_index}:${position}`;
+export function metricRolloutKey(row: MetricRow, position: number, keying?: EpisodeKeying): string {
+  const scope = keying?.adapterScoped ? `${JSON.stringify(row.adapter ?? null)}|` : '';
+  if (row.rollout_id !== null) return `${scope}rollout:${row.group_index}:${row.rollout_id}`;
+  if (row.index !== null) return `${scope}sample:${row.group_index}:${row.index}`;
+  return `${scope}position:${row.group_index}:${position}`;
 }
 
 /**
@@ -60,11 +70,39 @@ function loggedRewards(rows: readonly MetricRow[]): (number | null)[] {
  * `rollout_data/<step>.pt`). Shared prefixes are counted once only through the ownership masking: the
  * metrics do no token matching of their own, exactly like Miles.
  */
-export function computeCompactionMetrics(rows: readonly MetricRow[]): CompactionMetrics {
+export function computeCompactionMetrics(
+  rows: readonly MetricRow[],
+  keying: EpisodeKeying = { adapterScoped: false },
+): CompactionMetrics {
+  const rewardOf = loggedRewards(rows);
+  const rowRewards = rewardOf.filter((r): r is number => r !== null);
+  const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, v) => a + v, 0) / xs.length);
+  const episodes = episodeMetrics(rows, keying);
+  return {
+    ...episodes,
+    // Only the adapter-scoped keying leaves these out (when a row has an adapter); the replay has none.
+    'rollout/episode_response_length/mean': episodes['rollout/episode_response_length/mean'] ?? 0,
+    'rollout/episode_response_length/median': episodes['rollout/episode_response_length/median'] ?? 0,
+    'rollout/episode_response_length/max': episodes['rollout/episode_response_length/max'] ?? 0,
+    'rollout/episode_response_length/min': episodes['rollout/episode_response_length/min'] ?? 0,
+    'rollout/episode_total_response_length/mean': episodes['rollout/episode_total_response_length/mean'] ?? 0,
+    'rollout/raw_reward': mean(rowRewards),
+  };
+}
+
+/**
+ * `_compute_training_sample_metrics` and `_compute_episode_response_length_metrics`: the row count, the
+ * mean over episodes of each episode's mean reward, and statistics of each episode's trainable and total
+ * response tokens. Adapter-scoped, a row with an adapter drops the length keys.
+ */
+export function episodeMetrics(
+  rows: readonly MetricRow[],
+  keying: EpisodeKeying,
+): Record<string, number> & { 'rollout/num_training_samples': number; 'rollout/episode_raw_reward': number } {
   const rewards = loggedRewards(rows);
   const episodes = new Map<string, { rewards: number[]; trainable: number; total: number }>();
   rows.forEach((row, position) => {
-    const key = metricRolloutKey(row, position);
+    const key = metricRolloutKey(row, position, keying);
     let episode = episodes.get(key);
     if (!episode) {
       episode = { rewards: [], trainable: 0, total: 0 };
@@ -72,7 +110,7 @@ export function computeCompactionMetrics(rows: readonly MetricRow[]): Compaction
     }
     const reward = rewards[position];
     if (reward !== null && reward !== undefined) episode.rewards.push(reward);
-    episode.trainable += row.remove_sample ? 0 : effectiveResponseLength(row);
+    episode.trainable += row.remove_sample ? 0 : loggedEffectiveLength(row);
     episode.total += row.response_length;
   });
   const all = [...episodes.values()];
@@ -81,17 +119,25 @@ export function computeCompactionMetrics(rows: readonly MetricRow[]): Compaction
   const episodeRewards = all
     .filter((e) => e.rewards.length > 0)
     .map((e) => e.rewards.reduce((a, v) => a + v, 0) / e.rewards.length);
-  const episodeLength = computeStatistics(all.map((e) => e.trainable));
-  const rowRewards = rewards.filter((r): r is number => r !== null);
-  const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, v) => a + v, 0) / xs.length);
-  return {
+  const counted = {
     'rollout/num_training_samples': rows.length,
-    'rollout/episode_raw_reward': mean(episodeRewards),
+    'rollout/episode_raw_reward':
+      episodeRewards.length === 0 ? 0 : episodeRewards.reduce((a, v) => a + v, 0) / episodeRewards.length,
+  };
+  const adapted = keying.adapterScoped && rows.some((r) => (r.adapter ?? null) !== null);
+  if (adapted) return counted;
+  const episodeLength = computeStatistics(all.map((e) => e.trainable));
+  return {
+    ...counted,
     'rollout/episode_response_length/mean': episodeLength.mean,
     'rollout/episode_response_length/median': episodeLength.median,
     'rollout/episode_response_length/max': episodeLength.max,
     'rollout/episode_response_length/min': episodeLength.min,
-    'rollout/episode_total_response_length/mean': mean(all.map((e) => e.total)),
-    'rollout/raw_reward': mean(rowRewards),
+    'rollout/episode_total_response_length/mean': numpyMeanOrZero(all.map((e) => e.total)),
   };
+}
+
+/** `np.mean(...).item()` of the totals (numpy's order; the replay's empty step logs 0). */
+function numpyMeanOrZero(values: readonly number[]): number {
+  return values.length === 0 ? 0 : numpyMean(values);
 }

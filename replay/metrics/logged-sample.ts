@@ -8,6 +8,11 @@ import type { PythonNumberType } from './python-number.ts';
  */
 export interface LoggedSample {
   readonly group_index: number | null;
+  readonly index: number | null;
+  readonly rollout_id: number | null;
+  readonly remove_sample: boolean;
+  /** The sample's LoRA adapter identity (newer Miles' Multi-LoRA); null without one, as in the recipe. */
+  readonly adapter: string | null;
   readonly reward: number | null;
   /** The Python type of `reward` (an agent server answering `1` gives ints). */
   readonly reward_type: PythonNumberType;
@@ -34,6 +39,10 @@ export function loggedEffectiveLength(sample: Pick<LoggedSample, 'loss_mask' | '
 export function toLoggedSample(sample: ReplaySample): LoggedSample {
   return {
     group_index: sample.group_index,
+    index: sample.index,
+    rollout_id: sample.rollout_id,
+    remove_sample: sample.remove_sample,
+    adapter: sample.adapter ?? null,
     reward: sample.reward,
     reward_type: sample.reward_type ?? 'float',
     status: sample.status,

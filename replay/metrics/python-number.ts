@@ -31,3 +31,12 @@ export function pythonRoundOne(x: number): number {
   const magnitude = Number(`${tenths / 10n}.${tenths % 10n}`);
   return negative ? -magnitude : magnitude;
 }
+
+/**
+ * `str(round(float(value), 1) + 0.0)`, the newer zero-std bucket (miles/ray/rollout/metrics.py as stored
+ * in the public-code index, 16275 characters; scripts/oracles/metrics_next_oracle.py): ints and floats
+ * share a bucket and `-0.0` prints as `0.0`.
+ */
+export function pythonNormalisedRoundOneText(value: number): string {
+  return pythonFloatRepr(pythonRoundOne(value) + 0);
+}

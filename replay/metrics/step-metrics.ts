@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_MILES_PROFILE, type MilesSwitches } from '../../contracts/miles-profile.ts';
 import type { ReplaySample } from '../model/sample.ts';
 import { CompactionMetricsSchema, computeCompactionMetrics } from './compaction-metrics.ts';
 import { toLoggedSample } from './logged-sample.ts';
@@ -36,9 +37,12 @@ export interface StepMetricsInput {
   readonly dropReasons: readonly string[];
   readonly rolloutTimeS: number;
   readonly args: RolloutLogArgs;
+  /** Which Miles' metrics.py (default: the default profile's). */
+  readonly rolloutMetrics?: MilesSwitches['rolloutMetrics'];
 }
 
 export function stepMetrics(input: StepMetricsInput): Metrics {
+  const rolloutMetrics = input.rolloutMetrics ?? DEFAULT_MILES_PROFILE.switches.rolloutMetrics;
   return {
     ...rolloutLogMetrics({
       rolloutId: input.step,
@@ -46,7 +50,8 @@ export function stepMetrics(input: StepMetricsInput): Metrics {
       samples: input.rows.map(toLoggedSample),
       dropReasons: input.dropReasons,
       rolloutTime: input.rolloutTimeS,
+      rolloutMetrics,
     }),
-    ...computeCompactionMetrics(input.rows),
+    ...computeCompactionMetrics(input.rows, { adapterScoped: rolloutMetrics === 'normalised' }),
   };
 }

@@ -48,12 +48,17 @@ export const RolloutSchema = z.object({
   rollout_id: RolloutIdSchema.nullable(),
   samples: z.array(ReplaySampleSchema),
   aborted: z.boolean(),
-  /** Why the driver put an ABORTED placeholder here (`no_records`, `all_truncated`, `collect_failed`). */
+  /**
+   * Why the driver put an ABORTED placeholder here (`no_records`, `all_truncated`, `collect_failed`,
+   * `session_server_worker_gone`).
+   */
   abort_reason: z.string().nullable(),
   /** Null when `/run` gave no result (timeout, error, cancel) or the source has none (a Miles dump). */
   episode: PlayedEpisodeSchema.nullable(),
   tree: TreeMetadataSchema.nullable(),
   requests: z.array(PolicyRequestSchema).nullable(),
+  /** `host:port` of the session-server worker that owned the session (absent where the source has none). */
+  session_server_id: z.string().nullable().optional(),
 });
 export type Rollout = z.infer<typeof RolloutSchema>;
 

@@ -35,6 +35,11 @@ export const ReplaySampleSchema = z.object({
   weight_versions: z.array(z.unknown()).optional(),
   non_generation_time: z.number().optional(),
   reward_type: z.enum(['int', 'float']).optional(),
+  /**
+   * The LoRA adapter identity newer Miles scopes episode metrics by (Multi-LoRA data sources, PR #2778);
+   * absent in the recipe, which trains no adapter.
+   */
+  adapter: z.string().nullable().optional(),
 });
 export type ReplaySample = z.infer<typeof ReplaySampleSchema>;
 

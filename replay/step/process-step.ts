@@ -1,4 +1,5 @@
 import { isHarnessError } from '../../common/errors.ts';
+import { DEFAULT_MILES_PROFILE, type MilesSwitches } from '../../contracts/miles-profile.ts';
 import type { NormalizationConfig } from '../grpo/config.ts';
 import { type RolloutLossWeight, rolloutLossWeights } from '../grpo/loss-weights.ts';
 import { type NormalizedRewards, normalizeRewards } from '../grpo/normalize.ts';
@@ -7,6 +8,7 @@ import { type Metrics, stepMetrics } from '../metrics/step-metrics.ts';
 import { retainedRows } from '../model/retained.ts';
 import type { Group } from '../model/rollout.ts';
 import type { ReplaySample } from '../model/sample.ts';
+import type { SessionRouting } from '../model/session-routing.ts';
 import { rowsMilesLogs } from './logged-rows.ts';
 
 /** One step after the rollout side is done: what the trainer would receive, and what Miles would log. */
@@ -32,6 +34,8 @@ export interface StepOutcome {
   readonly schedule: TrainSchedule;
   readonly metrics: Metrics;
   readonly durationMs: number;
+  /** Which session-server workers each session reached, when the workers report it (check 11). */
+  readonly sessionRouting?: readonly SessionRouting[];
 }
 
 /**
@@ -41,7 +45,8 @@ export interface StepOutcome {
  * metrics Miles logs (rollout side and trainer side). Where Miles would raise (siblings disagreeing on their reward) the outcome
  * carries the error instead of advantages. Without `train`, the whole batch is one optimizer step on one
  * rank (the recipe's relation: global batch size = rollouts per step). `rolloutNumGpus` is the
- * recipe's `--rollout-num-gpus` (null: no `perf/*tokens_per_gpu_per_sec`, as Miles without it).
+ * recipe's `--rollout-num-gpus` (null: no `perf/*tokens_per_gpu_per_sec`, as Miles without it);
+ * `rolloutMetrics` which Miles' metrics.py logs the step (a Miles profile's switch).
  */
 export function processStep(
   step: number,
@@ -50,6 +55,7 @@ export function processStep(
   durationMs: number,
   train?: TrainScheduleConfig,
   rolloutNumGpus: number | null = null,
+  rolloutMetrics: MilesSwitches['rolloutMetrics'] = DEFAULT_MILES_PROFILE.switches.rolloutMetrics,
 ): StepOutcome {
   // bounded-spread: a group's rollouts (n_samples_per_prompt)
   const firstIndex = (g: Group) => Math.min(...g.rollouts.map((r) => r.index));
@@ -71,6 +77,7 @@ export function processStep(
       rollout_num_gpus: rolloutNumGpus,
       use_session_server: 'v2',
     },
+    rolloutMetrics,
   });
   const schedule = buildTrainSchedule(rows, trainConfig);
   let normalization: NormalizedRewards;

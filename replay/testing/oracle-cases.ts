@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { PythonFloat, pythonJsonLoads } from '../../common/python-json.ts';
+import type { MilesSwitches } from '../../contracts/miles-profile.ts';
 import { type LoggedSample, toLoggedSample } from '../metrics/logged-sample.ts';
 import { type RolloutLogMetrics, rolloutLogMetrics } from '../metrics/rollout-log.ts';
-import { groupIndex, sampleIndex } from '../model/ids.ts';
+import { groupIndex, rolloutId, sampleIndex } from '../model/ids.ts';
 import type { Group, Rollout } from '../model/rollout.ts';
 import type { ReplaySample } from '../model/sample.ts';
 
 // Expectations from Miles' own code: scripts/oracles/metrics_oracle.py ran call_dynamic_filter,
-// MetricGatherer, log_rollout_data and generate.py's RolloutFn on these cases (test/miles/ reruns it live).
+// MetricGatherer, log_rollout_data and generate.py's RolloutFn on these cases (test/miles/ reruns it live);
+// scripts/oracles/metrics_next_oracle.py ran the newer metrics.py's log_rollout_data on the same and more.
 const PATH = new URL('../../fixtures/miles-oracle/rollout-metrics.json', import.meta.url);
+const NEXT_PATH = new URL('../../fixtures/miles-oracle/rollout-metrics-next.json', import.meta.url);
 
 export interface SampleRecord {
   group_index: number;
@@ -26,26 +29,39 @@ export interface SampleRecord {
   metadata: Record<string, unknown>;
 }
 
-export interface OracleCase {
+/** A case of either oracle file. */
+export interface OracleCaseBase {
   name: string;
   filter: 'check_no_aborted' | 'check_reward_nonzero_std';
-  args: { n_samples_per_prompt: number; advantage_estimator?: string; rollout_num_gpus?: number };
+  args: {
+    n_samples_per_prompt: number;
+    advantage_estimator?: string;
+    rollout_num_gpus?: number;
+    log_passrate?: boolean;
+  };
+  /** The LoRA adapter of each group (by position), newer-Miles cases only. */
+  adapters?: Record<string, string>;
   groups: SampleRecord[][][];
   rollout_time: number;
   rollout_id?: number;
   filter_verdicts: { keep: boolean; reason: string | null }[];
   logged: Record<string, number>;
   step_key: string;
+}
+
+/** A 31f1ca96 case: its oracle also ran the recipe's `RolloutFn` (the newer one runs none). */
+export interface OracleCase extends OracleCaseBase {
   agent_logged: Record<string, number>;
   agent_would_log: Record<string, number>;
 }
 
 /** A case with the Python type of each sample's reward, read from the same text with floats kept. */
-export type TypedOracleCase = OracleCase & { readonly reward_types: ('int' | 'float')[][][] };
+export type Typed<C extends OracleCaseBase> = C & { readonly reward_types: ('int' | 'float')[][][] };
+export type TypedOracleCase = Typed<OracleCase>;
 
-/** The cases of a `rollout-metrics.json` text (the committed one, or one the oracle just wrote). */
-export function parseOracleCases(text: string): TypedOracleCase[] {
-  const cases = (pythonJsonLoads(text) as { cases: OracleCase[] }).cases;
+/** The cases of a `rollout-metrics*.json` text (a committed one, or one an oracle just wrote). */
+export function parseOracleCases<C extends OracleCaseBase = OracleCase>(text: string): Typed<C>[] {
+  const cases = (pythonJsonLoads(text) as { cases: C[] }).cases;
   // Read once more keeping Python floats, for the reward types only (`1` is an int, `1.0` a float).
   const typed = (
     pythonJsonLoads(text, { keepFloats: true }) as { cases: { groups: { reward: unknown }[][][] }[] }
@@ -60,11 +76,15 @@ export function parseOracleCases(text: string): TypedOracleCase[] {
 
 export const oracleCases = parseOracleCases(readFileSync(PATH, 'utf8'));
 
-function replaySample(record: SampleRecord, rewardIsFloat: boolean): ReplaySample {
+/** The newer metrics.py's cases (fixtures/miles-oracle/rollout-metrics-next.json). */
+export const nextOracleCases = parseOracleCases<OracleCaseBase>(readFileSync(NEXT_PATH, 'utf8'));
+
+function replaySample(record: SampleRecord, rewardIsFloat: boolean, adapter: string | null): ReplaySample {
   return {
     group_index: groupIndex(record.group_index),
     index: sampleIndex(record.index),
-    rollout_id: null,
+    rollout_id: record.rollout_id === null ? null : rolloutId(record.rollout_id),
+    adapter,
     tokens: record.tokens,
     response_length: record.response_length,
     loss_mask: record.loss_mask,
@@ -82,7 +102,7 @@ function replaySample(record: SampleRecord, rewardIsFloat: boolean): ReplaySampl
 }
 
 /** The case's groups as the replay's model holds them (rollout = the samples of one v2 generate). */
-export function oracleGroups(c: TypedOracleCase): Group[] {
+export function oracleGroups(c: Typed<OracleCaseBase>): Group[] {
   return c.groups.map((g, gi) => ({
     group_index: groupIndex(g[0]![0]!.group_index),
     dropped: null,
@@ -91,7 +111,9 @@ export function oracleGroups(c: TypedOracleCase): Group[] {
         group_index: groupIndex(samples[0]!.group_index),
         index: sampleIndex(samples[0]!.index),
         rollout_id: null,
-        samples: samples.map((s, si) => replaySample(s, c.reward_types[gi]![ri]![si] === 'float')),
+        samples: samples.map((s, si) =>
+          replaySample(s, c.reward_types[gi]![ri]![si] === 'float', c.adapters?.[String(gi)] ?? null),
+        ),
         aborted: false,
         abort_reason: null,
         episode: null,
@@ -102,8 +124,14 @@ export function oracleGroups(c: TypedOracleCase): Group[] {
   }));
 }
 
-/** The harness's rollout log on a case: Miles' filter verdicts applied, kept groups sorted and flattened. */
-export function harnessOnCase(c: TypedOracleCase): { logged: RolloutLogMetrics; samples: LoggedSample[] } {
+/**
+ * The harness's rollout log on a case: Miles' filter verdicts applied, kept groups sorted and flattened,
+ * logged as the chosen Miles' metrics.py does (31f1ca96's unless told).
+ */
+export function harnessOnCase(
+  c: Typed<OracleCaseBase>,
+  rolloutMetrics: MilesSwitches['rolloutMetrics'] = '31f1ca96',
+): { logged: RolloutLogMetrics; samples: LoggedSample[] } {
   const kept = oracleGroups(c).filter((_, k) => c.filter_verdicts[k]!.keep);
   kept.sort((a, b) => a.rollouts[0]!.index - b.rollouts[0]!.index);
   const samples = kept.flatMap((g) => g.rollouts.flatMap((r) => r.samples.map(toLoggedSample)));
@@ -113,10 +141,13 @@ export function harnessOnCase(c: TypedOracleCase): { logged: RolloutLogMetrics; 
       advantage_estimator: c.args.advantage_estimator ?? 'grpo',
       rollout_num_gpus: c.args.rollout_num_gpus ?? 8,
       use_session_server: 'v2',
+      log_passrate: c.args.log_passrate ?? false,
+      n_samples_per_prompt: c.args.n_samples_per_prompt,
     },
     samples,
     dropReasons: c.filter_verdicts.filter((v) => !v.keep).map((v) => v.reason),
     rolloutTime: c.rollout_time,
+    rolloutMetrics,
   });
   return { logged, samples };
 }

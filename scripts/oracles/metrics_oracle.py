@@ -279,6 +279,32 @@ def cases():
         "rollout_time": 2.25,
         "rollout_id": 3,
     }
+    compacted = [
+        [
+            sample(0, 0, 1.0, rollout_id=0, response_length=4, loss_mask=[1, 1, 0, 1]),
+            sample(0, 0, 1.0, rollout_id=0, response_length=5),
+        ],
+        [sample(0, 1, 0.0, rollout_id=1, response_length=3)],
+    ]
+    yield {
+        "name": "passrate-compacted-group",
+        "filter": "check_no_aborted",
+        "args": {"n_samples_per_prompt": 2, "log_passrate": True},
+        # Group 0 has 3 rows for 2 rollouts (one compacted): pass@k keeps only groups of exactly 2 rows.
+        "groups": [
+            compacted,
+            [[sample(1, 2, 1.0, rollout_id=2)], [sample(1, 3, 0.0, rollout_id=3)]],
+            [[sample(2, 4, 0.0, rollout_id=4)], [sample(2, 5, 0.0, rollout_id=5)]],
+        ],
+        "rollout_time": 3.0,
+    }
+    yield {
+        "name": "passrate-every-group-compacted",
+        "filter": "check_no_aborted",
+        "args": {"n_samples_per_prompt": 2, "log_passrate": True},
+        "groups": [compacted],
+        "rollout_time": 1.0,
+    }
 
 
 # ---------------------------------------------------------------- running Miles

@@ -128,7 +128,7 @@ describe('a default step', () => {
       }
   });
 
-  it('runs all nine checks; compaction leaves are exactly-once, with lost summaries as findings', () => {
+  it('runs all eleven checks; compaction leaves are exactly-once, with lost summaries as findings', () => {
     expect(report.checks.map((c) => c.name)).toEqual([
       'exactly_once',
       'only_generated_tokens_trained',
@@ -139,6 +139,8 @@ describe('a default step', () => {
       'token_accounting',
       'agent_metrics_logged',
       'tito_session_consistent',
+      'pass_at_k_counts_every_group',
+      'session_affinity',
     ]);
     // Miles' own behaviour under v2: the mock reports agent metrics, RolloutFn logs none of them.
     const agent = report.checks.find((c) => c.name === 'agent_metrics_logged')!;
@@ -191,8 +193,8 @@ describe('the HTML report in headless Chromium', () => {
     const samples = report.steps[0]!.groups.flatMap((g) => g.rollouts.flatMap((r) => r.samples)).length;
     expect(await page.locator('.strip:not(.accounting)').count()).toBe(samples);
     // One row per check of the JSON report: the six invariants, the token accounting identity, the agent
-    // metrics' logging and the session's TITO consistency.
-    expect(report.checks.map((c) => c.name)).toHaveLength(9);
+    // metrics' logging, the session's TITO consistency, pass@k's group coverage and session affinity.
+    expect(report.checks.map((c) => c.name)).toHaveLength(11);
     expect(await page.locator('#checks tr[data-check]').count()).toBe(report.checks.length);
     expect(await page.locator('section.rollout').first().isVisible()).toBe(true);
     expect(failed).toEqual([]);

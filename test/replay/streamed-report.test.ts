@@ -103,7 +103,7 @@ describe('a streamed replay', () => {
     // Not a vacuous comparison: evidence from more than one step, and every check ran.
     const steps = new Set(whole.checks.flatMap((c) => c.evidence.map((e) => e.step)));
     expect(steps.size).toBeGreaterThan(1);
-    expect(whole.checks).toHaveLength(9);
+    expect(whole.checks).toHaveLength(11);
   });
 
   it('writes the JSON file and stdout byte for byte as JSON.stringify of the whole report', async () => {

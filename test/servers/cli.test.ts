@@ -48,6 +48,24 @@ describe('harness serve', () => {
     await expect(fetch(`${server.url}/health`)).rejects.toThrow();
   });
 
+  it('serve session-server --workers N runs N instances, each on its own port, and stops them all', async () => {
+    const server = await serve(['session-server', '--workers', '3']);
+    // The `backend` line comes after every `listening` line.
+    await awaitOutput(server.io, new Promise<number>(() => undefined), /^backend \S+$/m);
+    const urls = [...server.io.out().matchAll(/^listening (\S+)$/gm)].map((m) => m[1]!);
+    expect(urls).toHaveLength(3);
+    expect(new Set(urls.map((u) => new URL(u).port)).size).toBe(3);
+    // Each its own instance: its own id, and a session made on one is unknown to another.
+    const ids = await Promise.all(
+      urls.map(async (u) => (await createSessionClient(u).health()).session_server_instance_id),
+    );
+    expect(new Set(ids).size).toBe(3);
+    const id = await createSessionClient(urls[0]!).create();
+    await expect(createSessionClient(urls[1]!).get(id)).rejects.toMatchObject({ status: 404 });
+    expect(await server.stop()).toBe(0);
+    for (const u of urls) await expect(fetch(`${u}/health`)).rejects.toThrow();
+  });
+
   it('serve policy answers completions and reports unhandled requests', async () => {
     const policy = await serve(['policy', '--completion-words', '4']);
     const answer = await fetch(`${policy.url}/v1/chat/completions`, {
@@ -64,6 +82,7 @@ describe('harness serve', () => {
     [['nope'], 'usage.unknown_subcommand'],
     [['session-server', '--port', 'x'], 'usage.invalid_option_value'],
     [['session-server', '--backend', 'ftp://x'], 'usage.invalid_option_value'],
+    [['session-server', '--workers', '0'], 'usage.invalid_option_value'],
     [['policy', '--tito-model', 'qwen3'], 'usage.invalid_option_value'],
     [['policy', '--tokenizer', 'glm47'], 'usage.invalid_option_value'],
     [['session-server', '--tokenizer', 'qwen3', '--tito-model', 'glm47'], 'usage.conflicting_options'],

@@ -1,16 +1,17 @@
 import { z } from 'zod';
 import { parseFlags, valueFlag } from '../../../common/cli-flags.ts';
 import { clipForLog } from '../../../common/log-text.ts';
+import { wholeNumber } from '../../../common/whole-number.ts';
 import { milesProfileLine } from '../../../contracts/miles-profile.ts';
 import { milesProfileFlag } from '../../../contracts/miles-profile-flag.ts';
 import { startPolicyServer } from '../../../fakes/policy/server.ts';
 import { DEFAULT_SESSION_WARNING_THRESHOLD } from '../../../fakes/session/app.ts';
-import { startSessionServer } from '../../../fakes/session/server.ts';
+import { startSessionServerWorkers } from '../../../fakes/session/workers.ts';
 import { familyModel } from '../../../fakes/tokenizer/tito.ts';
 import type { CliIo } from '../../io.ts';
 import type { ServeTarget } from '../serve.ts';
 import { hostFlag, portFlag, titoModelFlag, tokenizerFlag, UrlSchema } from './options.ts';
-import { shutdownGraceFlag, stopGracefully } from './shutdown.ts';
+import { type Drainable, shutdownGraceFlag, stopGracefully } from './shutdown.ts';
 import { untilAborted } from './wait.ts';
 
 const SPEC = {
@@ -40,6 +41,11 @@ const SPEC = {
       z.coerce.number().int().positive().optional(),
       `live sessions allowed at once; POST /sessions past it answers 503 (default: no\nlimit, as in Miles: a session is freed only by DELETE). A warning goes to stderr\nat 80% of N, or at ${DEFAULT_SESSION_WARNING_THRESHOLD} sessions without a limit`,
     ),
+    workers: valueFlag(
+      'N',
+      wholeNumber('--workers', 1, 256).default(1),
+      "newer Miles' --session-server-workers (PR #2774): N independent session servers,\neach its own instance on its own port (with --port P: P, P+1, …), one\n'listening <url>' line each (default 1)",
+    ),
     'shutdown-grace': shutdownGraceFlag,
     'miles-profile': milesProfileFlag,
     'session-sample-picker-path': valueFlag(
@@ -49,6 +55,18 @@ const SPEC = {
     ),
   },
 };
+
+/** The workers as one server to drain: in-flight counts and shutdown reports summed. */
+function drainAll(workers: readonly Drainable[]): Drainable {
+  return {
+    inFlight: () => workers.reduce((n, w) => n + w.inFlight(), 0),
+    async shutdown(graceMs) {
+      const reports = await Promise.all(workers.map((w) => w.shutdown(graceMs)));
+      const sum = (key: 'inFlight' | 'dropped' | 'refused') => reports.reduce((n, r) => n + r[key], 0);
+      return { inFlight: sum('inFlight'), dropped: sum('dropped'), refused: sum('refused') };
+    },
+  };
+}
 
 export const sessionServerTarget: ServeTarget = {
   summary: 'the fake Miles session server v2',
@@ -61,32 +79,35 @@ export const sessionServerTarget: ServeTarget = {
         ? await startPolicyServer({ mode: 'synthetic', tokenizer: titoModel })
         : undefined;
     const backendUrl = options.backend ?? policy!.url;
-    const server = await startSessionServer({
-      backendUrl,
-      titoModel,
-      ...(options.miles_router_timeout === undefined
-        ? {}
-        : { backendTimeoutMs: options.miles_router_timeout * 1000 }),
-      host: options.host,
-      port: options.port,
-      ...(options.max_sessions === undefined ? {} : { maxSessions: options.max_sessions }),
-      milesProfile: options.miles_profile,
-      ...(options.session_sample_picker_path === undefined
-        ? {}
-        : { pickerPath: options.session_sample_picker_path }),
-      onInternalError: (error) =>
-        io.stderr.write(`internal error: ${clipForLog((error as Error).message ?? String(error))}\n`),
-      onClientGone: (request) =>
-        io.stderr.write(
-          `client disconnected before sending its body: ${request.method} ${clipForLog(request.url)}\n`,
-        ),
-      onWarning: (message) => io.stderr.write(`warning: ${message}\n`),
-    });
-    io.stdout.write(`listening ${server.url}\n`);
+    const workers = await startSessionServerWorkers(
+      {
+        backendUrl,
+        titoModel,
+        ...(options.miles_router_timeout === undefined
+          ? {}
+          : { backendTimeoutMs: options.miles_router_timeout * 1000 }),
+        host: options.host,
+        port: options.port,
+        ...(options.max_sessions === undefined ? {} : { maxSessions: options.max_sessions }),
+        milesProfile: options.miles_profile,
+        ...(options.session_sample_picker_path === undefined
+          ? {}
+          : { pickerPath: options.session_sample_picker_path }),
+        onInternalError: (error) =>
+          io.stderr.write(`internal error: ${clipForLog((error as Error).message ?? String(error))}\n`),
+        onClientGone: (request) =>
+          io.stderr.write(
+            `client disconnected before sending its body: ${request.method} ${clipForLog(request.url)}\n`,
+          ),
+        onWarning: (message) => io.stderr.write(`warning: ${message}\n`),
+      },
+      options.workers,
+    );
+    for (const worker of workers.workers) io.stdout.write(`listening ${worker.url}\n`);
     if (policy) io.stdout.write(`backend ${policy.url}\n`);
     io.stderr.write(`${milesProfileLine(options.miles_profile)}\n`);
     await untilAborted(io.signal);
-    const code = await stopGracefully(io, server, options.shutdown_grace);
+    const code = await stopGracefully(io, drainAll(workers.workers), options.shutdown_grace);
     await policy?.close();
     return code;
   },

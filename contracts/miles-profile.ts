@@ -51,8 +51,6 @@ export const MilesSwitchesSchema = z
     refuseToolsChanged: z.boolean(),
     /** Rollout metrics as 31f1ca96's `log_rollout_data` or the newer `metrics.py` (normalised zero_std buckets, …). */
     rolloutMetrics: z.enum(['31f1ca96', 'normalised']),
-    /** pass@k counts only groups of exactly `n_samples_per_prompt` rows (newer `_compute_passrate_from_samples`). */
-    passAtKExactGroups: z.boolean(),
     /** `--session-server-workers`: N worker processes with per-session affinity (PR #2774). */
     sessionServerWorkers: z.boolean(),
   })
@@ -92,7 +90,6 @@ const MILES_31F1CA96: MilesProfile = MilesProfileSchema.parse({
     validateCreateSession: false,
     refuseToolsChanged: false,
     rolloutMetrics: '31f1ca96',
-    passAtKExactGroups: false,
     sessionServerWorkers: false,
   },
 });
@@ -126,7 +123,6 @@ const MILES_4D412B5A: MilesProfile = MilesProfileSchema.parse({
     validateCreateSession: true,
     refuseToolsChanged: true,
     rolloutMetrics: 'normalised',
-    passAtKExactGroups: true,
     sessionServerWorkers: true,
   },
 });

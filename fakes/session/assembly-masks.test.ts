@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { WireSample } from '../../contracts/wire-sample.ts';
 import { titoFamily } from '../tokenizer/tito.ts';
+import { samplesOpSpeed } from './compose.ts';
 import { defaultPostprocess } from './hooks/default-postprocess.ts';
 import { DEFAULT_PICKER_PATH, DEFAULT_POSTPROCESSOR_PATH } from './hooks/types.ts';
-import { samplesOpSpeed } from './compose.ts';
 import { collectSamples } from './samples-op.ts';
 import { SessionState } from './state.ts';
 import { addTurn } from './testing/build-tree.ts';

@@ -20,6 +20,8 @@ describe('miles-bridge entry points', () => {
       'chat_template_render.py',
       'toy_tito.py',
       'safetensors_format.py',
+      'capabilities.py',
+      'newer_session.py',
     ]);
     const loose = readdirSync(ROOM).filter(
       (f) => f.endsWith('.py') && !entryNames.has(f) && !imported.has(f),

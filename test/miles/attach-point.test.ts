@@ -5,8 +5,9 @@ import { MessageTrie } from '../../fakes/session/fast/message-trie.ts';
 import { buildForest, forestCase, parseMessage } from '../../fakes/session/testing/near-miss-forest.ts';
 import { milesGate } from './gate.ts';
 
-// The fake's attach-point search (fakes/session/tree.ts: a trie over strict-matcher keys, with a
-// shortcut that compares a re-sent message with the newest stored one) against Miles' own
+// The fake's attach-point search, both the rule (fakes/session/tree.ts `milesAttachWalk`) and the
+// server's index (fakes/session/fast/message-trie.ts: a trie over strict-matcher keys, with a shortcut
+// that compares a re-sent message with the newest stored one), against Miles' own
 // `SessionTree.find_attach_point` from MILES_ROOT (tree_trajectory.py and the strict matcher; pydantic
 // for the record type, nothing else of the package).
 const gate = await milesGate({});

@@ -31,7 +31,7 @@ function emptyPosition(message: unknown): TriePosition {
 }
 
 /** In the hints: the message is not known to equal its edge's stored one. */
-export const NOT_EQUAL: unique symbol = Symbol('not equal');
+const NOT_EQUAL: unique symbol = Symbol('not equal');
 
 export class MessageTrie implements AttachIndex {
   private readonly root = emptyPosition(null);

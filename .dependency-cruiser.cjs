@@ -52,6 +52,17 @@ module.exports = {
       'common/|contracts/|miles-bridge/entry-points|recipe/|fakes/|replay/|gpu/|cli/',
     ),
     {
+      // Miles' rules and the fakes' speed machinery apart (docs/session-server.md "What it implements"):
+      // a rule module declares the interface it works through; only the composition module plugs the
+      // fast implementation in. fast/ may import the rules (it implements their interfaces), never the
+      // other way round.
+      name: 'speed-only-through-composition',
+      severity: 'error',
+      comment: 'fakes/{session,policy}/fast/ is imported only by fast/ itself and the compose.ts beside it',
+      from: { pathNot: [SUPPORT, '^fakes/(session|policy)/(fast/|compose\\.ts$)'] },
+      to: { path: '^fakes/(session|policy)/fast/' },
+    },
+    {
       name: 'product-never-imports-support',
       severity: 'error',
       from: { pathNot: SUPPORT },

@@ -4,7 +4,7 @@ import { type TitoFamily, titoFamily } from '../tokenizer/tito.ts';
 import { buildChatCompletion, completionId, errorBody } from './completion.ts';
 import { contextLimitMessage } from './context-limit.ts';
 import { Counter } from './counter.ts';
-import type { IdsHashes } from './fast/prompt-hashes.ts';
+import type { IdsHashes } from './ids-hashes.ts';
 import { idsFor, truncateToLength } from './length-cut.ts';
 import type { PolicyMode, PolicyOptions } from './options.ts';
 import type { HeaderReader } from './policy-request.ts';

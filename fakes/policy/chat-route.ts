@@ -4,9 +4,8 @@ import { DIRECTIVE_HEADER, ROUTING_KEY_HEADER } from '../../contracts/policy-hea
 import { lastMessageHead, messagesDigest } from '../../contracts/request-digest.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
 import { type Answer, type AnswerState, answerChat, type PromptIds, refusal } from './answer.ts';
-import type { MessagesSummary } from './fast/history-reuse.ts';
-import type { PromptHashes } from './fast/prompt-hashes.ts';
-import { type ChatSeen, logEntry } from './log-entry.ts';
+import type { PromptHashing } from './ids-hashes.ts';
+import { type ChatSeen, logEntry, type MessagesSummary } from './log-entry.ts';
 import type { PolicyChatReply, PolicyRequestLike } from './policy-request.ts';
 import { type BodyReading, type ChatBody, readChatBody } from './read-chat-body.ts';
 import type { PolicyRequestLog } from './request-log.ts';
@@ -21,8 +20,8 @@ import type { PolicyRequestLog } from './request-log.ts';
 export interface ChatRouteState extends BodyReading {
   readonly log: PolicyRequestLog;
   readonly clock: () => number;
-  /** Each session's prompt hashes, continued turn to turn (fakes/policy/fast/prompt-hashes.ts). */
-  readonly hashes: PromptHashes;
+  /** Each prompt's hashes (ids-hashes.ts; the server's continue turn to turn). */
+  readonly hashes: PromptHashing;
   readonly answer: AnswerState;
 }
 
@@ -75,7 +74,7 @@ function nothingSeen(arrival: Arrival): ChatSeen {
 
 /** What a read body sent: its messages and `input_ids` (integers only), the ids hashed (directive not yet read). */
 function seenOf(
-  hashes: PromptHashes,
+  hashes: PromptHashing,
   arrival: Arrival,
   body: Record<string, unknown>,
   read: ChatBody,

@@ -2,10 +2,9 @@ import { HttpResponse, http, type RequestHandler } from 'msw';
 import { isJsonObject } from '../../common/python-json.ts';
 import { createAnswerState } from './answer.ts';
 import { answerRequest, type ChatRouteState } from './chat-route.ts';
+import { bodyBytesReader, promptHashing } from './compose.ts';
 import { Counter } from './counter.ts';
 import { createPolicyEvents, type PolicyEvents } from './events.ts';
-import { HistoryReuse } from './fast/history-reuse.ts';
-import { PromptHashes } from './fast/prompt-hashes.ts';
 import type { PolicyOptions } from './options.ts';
 import type { PolicyChatReply, PolicyRequestLike } from './policy-request.ts';
 import { PolicyRequestLog } from './request-log.ts';
@@ -45,11 +44,10 @@ export function createPolicy(options: PolicyOptions): Policy {
   const answer = createAnswerState(options);
   const state: ChatRouteState = {
     log,
-    keepMessages: log.keepMessages,
+    // Each session's previous body, so a re-sent history is compared rather than parsed (compose.ts).
+    bytesReader: bodyBytesReader(log.keepMessages),
     clock: answer.clock,
-    hashes: new PromptHashes(),
-    // Each session's previous body, so a re-sent history is compared rather than parsed (history-reuse.ts).
-    history: new HistoryReuse(),
+    hashes: promptHashing(),
     answer,
   };
   const events = createPolicyEvents();

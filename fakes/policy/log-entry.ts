@@ -1,10 +1,18 @@
 import type { Directive } from '../../contracts/directive.ts';
 import type { Answer, PromptIds } from './answer.ts';
-import type { MessagesSummary } from './fast/history-reuse.ts';
-import { type IdsHashes, idsDigest } from './fast/prompt-hashes.ts';
+import { type IdsHashes, idsDigest } from './ids-hashes.ts';
 import type { PolicyLogEntry } from './request-log.ts';
 
 /** What the request log keeps of a chat: what was read of the request, and the answer. */
+
+/** What the policy's request log keeps of the messages (contracts/request-digest.ts). */
+export interface MessagesSummary {
+  readonly count: number;
+  /** `messagesDigest(messages)`. */
+  readonly digest: string;
+  /** `lastMessageHead(messages)`. */
+  readonly lastHead: string;
+}
 
 /** What was read of a request, as far as it got before the answer. */
 export interface ChatSeen {

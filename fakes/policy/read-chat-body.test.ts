@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HistoryReuse } from './fast/history-reuse.ts';
+import { bodyBytesReader } from './compose.ts';
 import type { PolicyRequestLike } from './policy-request.ts';
 import { readChatBody } from './read-chat-body.ts';
 
@@ -24,20 +24,14 @@ function request(text: string, withBytes: boolean): PolicyRequestLike {
 
 describe('reading a chat body', () => {
   it('reads the session server’s layout from the bytes at once, with the ids apart', () => {
-    const read = readChatBody(request(LAYOUT, true), 'sess', {
-      history: new HistoryReuse(),
-      keepMessages: false,
-    });
+    const read = readChatBody(request(LAYOUT, true), 'sess', { bytesReader: bodyBytesReader(false) });
     expect(read).not.toBeInstanceOf(Promise);
     expect(read).toMatchObject({ ok: true, body: { max_tokens: 5 }, summary: { count: 1, lastHead: 'hi' } });
     if (!(read instanceof Promise) && read.ok) expect([...(read.splitIds ?? [])]).toEqual([7, 8, 9]);
   });
 
   it('a log that keeps the messages gets them all parsed, ids still apart', () => {
-    const read = readChatBody(request(LAYOUT, true), 'sess', {
-      history: new HistoryReuse(),
-      keepMessages: true,
-    });
+    const read = readChatBody(request(LAYOUT, true), 'sess', { bytesReader: bodyBytesReader(true) });
     expect(read).not.toBeInstanceOf(Promise);
     expect(read).toMatchObject({
       ok: true,
@@ -47,7 +41,7 @@ describe('reading a chat body', () => {
   });
 
   it('parses any other body whole, from its text', async () => {
-    const reading = { history: new HistoryReuse(), keepMessages: false };
+    const reading = { bytesReader: bodyBytesReader(false) };
     const other = '{"input_ids": [1, 2], "messages": []}';
     const fromBytes = readChatBody(request(other, true), 'sess', reading);
     expect(fromBytes).toBeInstanceOf(Promise);
@@ -65,7 +59,7 @@ describe('reading a chat body', () => {
   });
 
   it('refuses a body that does not parse, with the reason', async () => {
-    const reading = { history: new HistoryReuse(), keepMessages: false };
+    const reading = { bytesReader: bodyBytesReader(false) };
     for (const withBytes of [false, true]) {
       expect(await readChatBody(request('', withBytes), null, reading)).toEqual({
         ok: false,

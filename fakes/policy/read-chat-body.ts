@@ -1,14 +1,13 @@
 import { parseJson } from '../../common/python-json.ts';
-import type { HistoryReuse, MessagesSummary } from './fast/history-reuse.ts';
-import { splitInputIds } from './fast/input-ids-body.ts';
+import type { MessagesSummary } from './log-entry.ts';
 import type { PolicyRequestLike } from './policy-request.ts';
 
 /**
- * A chat body as `JSON.parse` of its text reads it. With the body's bytes at hand (the socket server),
- * the speed machinery reads the session server's layout first: the ids straight from the bytes and a
- * session's re-sent history reused (fast/history-reuse.ts), or, for a log that keeps the messages and so
- * needs them all parsed, the split without the reuse (fast/input-ids-body.ts). Any other body is parsed
- * whole; a body that does not parse is refused.
+ * A chat body as `JSON.parse` of its text reads it (the rule). With the body's bytes at hand (the socket
+ * server), a `BodyBytesReader` may read the session server's layout first, to the same values (the
+ * server's, plugged in by compose.ts: the ids straight from the bytes and a session's re-sent history
+ * reused, fast/history-reuse.ts, or, for a log that keeps the messages, the split without the reuse,
+ * fast/input-ids-body.ts). Any other body is parsed whole; a body that does not parse is refused.
  */
 
 export interface ChatBody {
@@ -26,11 +25,22 @@ export interface ChatBody {
 
 export type ChatBodyRead = ChatBody | { readonly ok: false; readonly problem: string };
 
-/** Where the bodies' reads are kept, per routing key. */
+/** A body read from its bytes: `JSON.parse`'s object apart from `input_ids`, and those ids. */
+export interface BytesRead {
+  readonly rest: unknown;
+  readonly inputIds: Int32Array;
+  /** What the log keeps of the messages when the reader read them (its `rest` has none). */
+  readonly summary: MessagesSummary | null;
+}
+
+/** Speed only: reads a body of the session server's layout from its bytes; null for any other. */
+export interface BodyBytesReader {
+  read(routingKey: string | null, bytes: Uint8Array): BytesRead | null;
+}
+
 export interface BodyReading {
-  readonly history: HistoryReuse;
-  /** The request log keeps messages (`PolicyRequestLog.keepMessages`): no reuse. */
-  readonly keepMessages: boolean;
+  /** Null: every body parsed whole from its text. */
+  readonly bytesReader: BodyBytesReader | null;
 }
 
 /**
@@ -58,15 +68,9 @@ function readBytes(
   reading: BodyReading,
 ): ChatBody | null {
   const bytes = request.bodyBytes?.();
-  if (bytes === undefined) return null;
-  if (reading.keepMessages) {
-    const split = splitInputIds(bytes);
-    return split === null ? null : { ok: true, body: split.rest, splitIds: split.inputIds, summary: null };
-  }
-  const reused = reading.history.read(routingKey, bytes);
-  return reused === null
-    ? null
-    : { ok: true, body: reused.rest, splitIds: reused.inputIds, summary: reused.messages };
+  if (bytes === undefined || reading.bytesReader === null) return null;
+  const read = reading.bytesReader.read(routingKey, bytes);
+  return read === null ? null : { ok: true, body: read.rest, splitIds: read.inputIds, summary: read.summary };
 }
 
 async function readText(request: PolicyRequestLike): Promise<ChatBodyRead> {

@@ -20,6 +20,7 @@ import { type TitoFamily, type TitoModel, titoFamily } from '../tokenizer/tito.t
 import { BackendClient, BackendTransportError } from './backend.ts';
 import { type ChatConfig, handleChat, launchKwargsFor } from './chat.ts';
 import { wallClockSeconds } from './clock.ts';
+import { recordMemory, samplesOpSpeed, sessionSpeed } from './compose.ts';
 import { parseCreateSessionBody } from './create-session.ts';
 import {
   detailError,
@@ -30,18 +31,16 @@ import {
   sessionNotFound,
 } from './errors.ts';
 import type { SessionServerEventMap } from './events.ts';
-import { sharedRecordMemory } from './fast/record-sharing.ts';
 import { defaultPostprocess } from './hooks/default-postprocess.ts';
 import { defaultPickerPath, pickerAtPath } from './hooks/picker-paths.ts';
 import { DEFAULT_POSTPROCESSOR_PATH } from './hooks/types.ts';
 import type { SessionServerOptions, SessionServerStats } from './options.ts';
-import { plainRecordMemory } from './record-memory.ts';
 import type { SessionRequestDefaults } from './request-args.ts';
 import { type OutgoingResponse, passThrough } from './responses.ts';
 import { matchRoute, type RouteMatch } from './routes.ts';
-import { collectSamples, type SampleHooks, type SamplesOpPerformance } from './samples-op.ts';
+import { collectSamples, type SampleHooks, type SamplesOpSpeed } from './samples-op.ts';
 import { buildSessionMetadata } from './session-metadata.ts';
-import { SessionState } from './state.ts';
+import { type SessionSpeed, SessionState } from './state.ts';
 import { MAX_NODES } from './tree.ts';
 import { samplesReplyStream } from './wire/codec.ts';
 import { ReplyBufferPool } from './wire/reply-buffers.ts';
@@ -152,9 +151,11 @@ class SessionTable {
   private warned = false;
 
   private readonly options: SessionServerOptions;
+  private readonly speed: SessionSpeed;
 
   constructor(options: SessionServerOptions) {
     this.options = options;
+    this.speed = sessionSpeed(options.performance);
     this.max = options.maxSessions ?? null;
     if (this.max !== null && !(Number.isInteger(this.max) && this.max > 0))
       throw new HarnessError(
@@ -177,7 +178,7 @@ class SessionTable {
         `session limit reached: ${byId.size} live sessions (max_sessions=${max}); delete finished sessions (DELETE /sessions/{id}) or raise --max-sessions`,
       );
     const id = hex32();
-    byId.set(id, new SessionState(id, this.options.maxNodes ?? MAX_NODES, requestDefaults));
+    byId.set(id, new SessionState(id, this.options.maxNodes ?? MAX_NODES, requestDefaults, this.speed));
     if (byId.size < this.warnAt) this.warned = false;
     else if (!this.warned) {
       this.warned = true;
@@ -236,7 +237,7 @@ export class SessionServerApp {
   private readonly chatConfig: ChatConfig;
   private readonly bodyLimit: number;
   private readonly chatBodies: BodyBufferPool | false;
-  private readonly samplesPerformance: SamplesOpPerformance;
+  private readonly samplesSpeed: SamplesOpSpeed;
 
   private readonly events: ServerEvents<SessionServerEventMap>;
 
@@ -256,7 +257,7 @@ export class SessionServerApp {
     const performance = options.performance ?? {};
     this.chatBodies =
       performance.chatBodyBuffers === undefined ? new BodyBufferPool() : performance.chatBodyBuffers;
-    this.samplesPerformance = { foldAsRuns: performance.foldAsRuns ?? true };
+    this.samplesSpeed = samplesOpSpeed(performance);
     this.chatConfig = {
       family: this.family,
       backend: this.backend,
@@ -266,8 +267,7 @@ export class SessionServerApp {
       lora: options.lora ?? false,
       now: options.clock ?? wallClockSeconds,
       switches: this.switches,
-      reuseBodyBytes: performance.reuseChatBodyBytes ?? true,
-      recordMemory: performance.shareRecordMemory === false ? plainRecordMemory : sharedRecordMemory,
+      recordMemory: recordMemory(performance),
       // As many idle as a recipe's batch keeps in flight (32 rollouts); each chat holds one while sending.
       ...(performance.poolForwardedBodies === false
         ? {}
@@ -419,7 +419,7 @@ export class SessionServerApp {
         turnArgs: this.switches.turnArgs,
         weightVersionSpans: this.switches.samplesWire === 'spans',
       },
-      this.samplesPerformance,
+      this.samplesSpeed,
     );
     try {
       const stream = samplesReplyStream(reply);

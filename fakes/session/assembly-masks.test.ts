@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WireSample } from '../../contracts/wire-sample.ts';
 import { titoFamily } from '../tokenizer/tito.ts';
+import { samplesOpSpeed } from './compose.ts';
 import { defaultPostprocess } from './hooks/default-postprocess.ts';
 import { DEFAULT_PICKER_PATH, DEFAULT_POSTPROCESSOR_PATH } from './hooks/types.ts';
 import { collectSamples } from './samples-op.ts';
@@ -39,7 +40,7 @@ describe.each([
         postprocessorPath: DEFAULT_POSTPROCESSOR_PATH,
       },
       { maxSeqLen: null, agentMetadata: undefined },
-      { foldAsRuns },
+      samplesOpSpeed({ foldAsRuns }),
     );
     expect(seen).toEqual([
       [1, 1, 1],

@@ -1,17 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { HarnessError } from '../../common/errors.ts';
-import {
-  isJsonObject,
-  PythonJsonDecodeError,
-  pythonJsonLoadsBytes,
-  pythonRepr,
-  pythonTruthy,
-} from '../../common/python-json.ts';
+import { isJsonObject, PythonJsonDecodeError, pythonRepr, pythonTruthy } from '../../common/python-json.ts';
 import type { MilesSwitches } from '../../contracts/miles-profile.ts';
 import type { TemplateKwargs, TitoFamily } from '../tokenizer/tito.ts';
 import { type BackendClient, BackendTransportError } from './backend.ts';
+import type { ChatBodyReader } from './chat-body-reader.ts';
 import { HttpFailure, internalServerError, jsonError, sessionNotFound } from './errors.ts';
-import type { ChatBodyReuse } from './fast/chat-body-reuse.ts';
 import { MatcherError } from './matcher.ts';
 import type { SessionRecord } from './record.ts';
 import type { RecordMemory } from './record-memory.ts';
@@ -55,8 +49,6 @@ export interface ChatConfig {
   readonly switches: MilesSwitches;
   /** Told the id of every node a chat commits. */
   readonly onCommitted?: (sessionId: string, nodeId: number) => void;
-  /** False: every body parsed whole (default: the session's previous body reused, chat-body-reuse.ts). */
-  readonly reuseBodyBytes?: boolean;
   /** How a request is held, recorded and written (record-memory.ts: Miles' plain way, or shared). */
   readonly recordMemory: RecordMemory;
   /**
@@ -91,13 +83,12 @@ interface Rewritten {
   readonly tools: unknown;
 }
 
-function parseChatBody(raw: Buffer, reuse: ChatBodyReuse | null): Record<string, unknown> {
+function parseChatBody(raw: Buffer, reader: ChatBodyReader): Record<string, unknown> {
   if (raw.length === 0) return {};
   let parsed: unknown;
   try {
-    // Floats stay floats (`"temperature": 1.0` is forwarded and recorded as `1.0`, as Miles does). The
-    // reuse gives the same value or error as the whole parse, reusing the previous body's messages.
-    parsed = reuse === null ? pythonJsonLoadsBytes(raw, { keepFloats: true }) : reuse.load(raw);
+    // Floats stay floats (chat-body-reader.ts): any reader gives the value or error of the whole parse.
+    parsed = reader.load(raw);
   } catch (error) {
     // Miles catches only JSONDecodeError: undecodable bytes (UnicodeDecodeError) are a plain 500.
     if (!(error instanceof PythonJsonDecodeError)) throw internalServerError(error);
@@ -193,26 +184,24 @@ function messagesOf(body: Record<string, unknown>): unknown[] {
 function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
   const { state } = chat;
   if (state.closing) {
-    state.chatBodyReuse.release();
+    state.bodyReader.release();
     throw sessionNotFound(state.id);
   }
-  const body = parseChatBody(chat.body, config.reuseBodyBytes === false ? null : state.chatBodyReuse);
+  const body = parseChatBody(chat.body, state.bodyReader);
   // 31f1ca96 rewrites the request before positioning it; the newer Miles finds the attach node first.
   const resolvedLater = config.switches.forwardedRequestDefaults;
   const early = resolvedLater ? null : rewriteRequest(config, body);
   const messages = messagesOf(body);
-  // Which messages the search found equal to a stored one, so the sharing below compares them once.
-  const equalStored: unknown[] = [];
   let attach: TrajectoryNode | null;
   try {
-    attach = positionForRequest(state, messages, equalStored, config.switches.activeLeaf);
+    attach = positionForRequest(state, messages, config.switches.activeLeaf);
   } catch (error) {
     if (error instanceof MatcherError) throw jsonError(500, error.message);
     throw error;
   }
   const rewritten = early ?? crashIsPlain500(() => resolveRequest(config, state, body, attach));
   const memory = config.recordMemory;
-  memory.adoptHistory(messages, attach, equalStored);
+  memory.adoptHistory(messages, attach);
   const prompt = crashIsPlain500(() =>
     preparePrompt(config.family, attach, messages, rewritten.kwargs, rewritten.tools),
   );
@@ -274,7 +263,7 @@ export async function handleChat(config: ChatConfig, chat: IncomingChat): Promis
   await state.lock.run(() => {
     if (state.closing) {
       // Deleted while this request was out: nothing more to reuse in this session.
-      state.chatBodyReuse.release();
+      state.bodyReader.release();
       return;
     }
     const record: SessionRecord = {

@@ -1,5 +1,5 @@
 import { isJsonObject, PythonFloat } from '../../common/python-json.ts';
-import { sameJson } from './fast/same-json.ts';
+import { sameJson } from './values/same-json.ts';
 
 /**
  * The `strict` message matcher (radixark/miles@31f1ca96

@@ -83,6 +83,11 @@ export interface SessionServerPerformance {
    * fast/run-leaf-fields.ts).
    */
   readonly foldAsRuns?: boolean;
+  /**
+   * False finds each chat's attach point by Miles' walk over the nodes (tree.ts `milesAttachWalk`; default
+   * true: a trie over the strict matcher's message keys, fast/message-trie.ts).
+   */
+  readonly indexAttachSearch?: boolean;
 }
 
 /** What `GET /harness/stats` answers: the live sessions and what they hold (the fake's own route). */

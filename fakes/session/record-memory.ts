@@ -13,10 +13,9 @@ import type { TrajectoryNode } from './tree.ts';
 export interface RecordMemory {
   /**
    * Called once the attach point is found: the request's `messages` may have re-sent messages replaced
-   * by the equal objects stored on the path to `attach` (`equalStored`: what the attach search already
-   * found equal, position by position).
+   * by the equal objects stored on the path to `attach`.
    */
-  adoptHistory(messages: unknown[], attach: TrajectoryNode | null, equalStored: readonly unknown[]): void;
+  adoptHistory(messages: unknown[], attach: TrajectoryNode | null): void;
   /** `body.input_ids = prompt` (the key keeps its position when the client sent one). */
   setPromptIds(body: Record<string, unknown>, prompt: TokenSnapshot): void;
   /** The bytes of `json.dumps(body)`; with `into`, written into the buffer it gives. */

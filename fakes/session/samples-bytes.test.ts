@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { SamplesOpPerformance } from './samples-op.ts';
+import type { SamplesOpPerformance } from './compose.ts';
 import { resetTurnCounter } from './testing/build-tree.ts';
 import { probeOutcome } from './testing/samples-probe.ts';
 

@@ -1,8 +1,7 @@
 import type { SamplesReply, WireSample } from '../../contracts/wire-sample.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
-import { AssemblyError, buildLeafMaterial, plainLeafFields } from './assembly.ts';
+import { AssemblyError, buildLeafMaterial, type LeafTokenFieldsFor, plainLeafFields } from './assembly.ts';
 import { internalServerError, plainError } from './errors.ts';
-import { runLeafFields } from './fast/run-leaf-fields.ts';
 import type { SamplePicker, SamplePostprocessor } from './hooks/types.ts';
 import { LeafMismatchMemo } from './mismatch.ts';
 import { buildSessionMetadata, type SessionMetadata } from './session-metadata.ts';
@@ -36,11 +35,13 @@ export interface SamplesRequest {
   readonly weightVersionSpans?: boolean;
 }
 
-/** The op's speed switches (fakes/session/options.ts `SessionServerPerformance`). */
-export interface SamplesOpPerformance {
-  /** False folds each leaf on plain lists (default true: runs, deferred fields; fast/run-leaf-fields.ts). */
-  readonly foldAsRuns?: boolean;
+/** The op's speed (compose.ts plugs in the server's); the default is Miles' rule, plain lists. */
+export interface SamplesOpSpeed {
+  /** How each leaf's per-token fields are made (assembly.ts `LeafTokenFields`). */
+  readonly leafFields: LeafTokenFieldsFor;
 }
+
+const MILES_SAMPLES_SPEED: SamplesOpSpeed = { leafFields: plainLeafFields };
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -63,7 +64,7 @@ export function collectSamples(
   family: TitoFamily,
   hooks: SampleHooks,
   request: SamplesRequest,
-  performance: SamplesOpPerformance = {},
+  speed: SamplesOpSpeed = MILES_SAMPLES_SPEED,
 ): SamplesReply {
   // The active leaf's comparison is made once for the metadata and reused for its sample when it can be.
   const mismatches = new LeafMismatchMemo(family);
@@ -81,8 +82,7 @@ export function collectSamples(
 
   let material: WireSample[];
   try {
-    const fields = performance.foldAsRuns === false ? plainLeafFields : runLeafFields;
-    material = buildLeafMaterial(state.tree, family, request.maxSeqLen, mismatches, fields, {
+    material = buildLeafMaterial(state.tree, family, request.maxSeqLen, mismatches, speed.leafFields, {
       turnArgs,
       weightVersionSpans: request.weightVersionSpans ?? false,
     });

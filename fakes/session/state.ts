@@ -1,12 +1,23 @@
 import { isJsonObject, pythonRepr } from '../../common/python-json.ts';
 import type { TemplateKwargs, TitoFamily } from '../tokenizer/tito.ts';
+import { type ChatBodyReader, wholeBodyReader } from './chat-body-reader.ts';
 import { jsonError } from './errors.ts';
-import { ChatBodyReuse } from './fast/chat-body-reuse.ts';
 import { AsyncLock } from './lock.ts';
 import type { SessionRecord } from './record.ts';
 import { type SessionRequestDefaults, TRAINING_SESSION } from './request-args.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
-import { isTruncated, pathNodes, SessionTree, type TrajectoryNode } from './tree.ts';
+import { type AttachIndex, isTruncated, pathNodes, SessionTree, type TrajectoryNode } from './tree.ts';
+
+/**
+ * The speed a session is built with (compose.ts plugs in the server's); the defaults are Miles' rules:
+ * the attach search walks the nodes, every chat body is parsed whole.
+ */
+export interface SessionSpeed {
+  readonly attachIndex: () => AttachIndex | null;
+  readonly chatBodyReader: () => ChatBodyReader;
+}
+
+export const MILES_SESSION_SPEED: SessionSpeed = { attachIndex: () => null, chatBodyReader: wholeBodyReader };
 
 /**
  * One v2 session (radixark/miles@31f1ca96 miles/rollout/session/v2/session_state.py): the tree, the
@@ -25,13 +36,19 @@ export class SessionState {
   activeLeaf: TrajectoryNode | null = null;
   /** What `POST /sessions` fixed (the `validateCreateSession` switch; create-session.ts). */
   readonly requestDefaults: SessionRequestDefaults;
-  /** Speed only: the previous chat body's bytes and messages, for the next body to reuse (chat-body-reuse.ts). */
-  readonly chatBodyReuse = new ChatBodyReuse();
+  /** How this session's chat bodies are parsed (chat-body-reader.ts). */
+  readonly bodyReader: ChatBodyReader;
 
-  constructor(id: string, maxNodes?: number, requestDefaults: SessionRequestDefaults = TRAINING_SESSION) {
+  constructor(
+    id: string,
+    maxNodes?: number,
+    requestDefaults: SessionRequestDefaults = TRAINING_SESSION,
+    speed: SessionSpeed = MILES_SESSION_SPEED,
+  ) {
     this.id = id;
     this.requestDefaults = requestDefaults;
-    this.tree = new SessionTree(maxNodes);
+    this.tree = new SessionTree(maxNodes, speed.attachIndex());
+    this.bodyReader = speed.chatBodyReader();
   }
 
   /** Records of the active path, root → active leaf. */
@@ -53,15 +70,14 @@ export const TRUNCATED_EXTENSION_ERROR =
  * attach node is a 409 with no state change; otherwise the move persists even if a later step fails.
  * Without the switch the search is pure and the view stays on the last committed node
  * (sii-avalanche/miles@4d412b5a v2/session_state.py `attach_point_for_request`, `SessionStateV2.latest`;
- * radixark PR #3258). `equalStored`: tree.ts `findAttachPoint`'s.
+ * radixark PR #3258).
  */
 export function positionForRequest(
   state: SessionState,
   messages: readonly unknown[],
-  equalStored?: unknown[],
   moveView = true,
 ): TrajectoryNode | null {
-  const { node } = state.tree.findAttachPoint(messages, equalStored);
+  const { node } = state.tree.findAttachPoint(messages);
   if (node !== null && isTruncated(node)) throw jsonError(409, TRUNCATED_EXTENSION_ERROR);
   if (moveView) state.activeLeaf = node;
   return node;

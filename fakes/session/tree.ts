@@ -1,7 +1,5 @@
-import { isJsonObject } from '../../common/python-json.ts';
 import type { TreeMetadata } from '../../contracts/wire-sample.ts';
-import { sameJson } from './fast/same-json.ts';
-import { sameStrictFields, strictMessageKey } from './matcher.ts';
+import { strictMatch } from './matcher.ts';
 import type { SessionRecord } from './record.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
 import { turnArgsOf } from './turn-args.ts';
@@ -11,13 +9,9 @@ import { turnArgsOf } from './turn-args.ts';
  * miles/rollout/session/v2/tree_trajectory.py). Nodes are never deleted; `seq` is creation order
  * and the node's public id.
  *
- * The attach-point search walks a trie over strict-matcher message keys instead of visiting every node:
- * a node is eligible exactly when its whole root→node message path equals the request's first messages,
- * so the deepest trie position along the request that ends some node's path is the answer. The cost is
- * one map lookup per request message, whatever the tree size (the cap is 1024 nodes). A client re-sends
- * its history every turn, so before building a message's key the search compares the message with the
- * one stored on the newest edge out of the current position: the same compared fields are the same key
- * (matcher.ts `sameStrictFields`), and the comparison is much cheaper than the key and its hash.
+ * The attach-point search is Miles' walk (`milesAttachWalk` below). A tree may be given an
+ * `AttachIndex` that answers the same search faster (the server's: fakes/session/fast/message-trie.ts,
+ * plugged in by compose.ts and property-tested against the walk); the walk stays the rule.
  */
 
 /** `MAX_NODES` per session. */
@@ -31,20 +25,6 @@ export class NodeCapError extends Error {
     );
     this.name = 'NodeCapError';
   }
-}
-
-interface MessageTrie {
-  readonly children: Map<string, MessageTrie>;
-  /** Nodes whose message path ends here, in seq order (so the last one wins a tie). */
-  readonly endpoints: TrajectoryNode[];
-  /** The stored message whose key leads here (the first one committed on this edge); null at the root. */
-  readonly message: unknown;
-  /** The child a node was last committed through: where a re-sent history most likely goes next. */
-  newest: MessageTrie | null;
-}
-
-function emptyTrie(message: unknown): MessageTrie {
-  return { children: new Map(), endpoints: [], message, newest: null };
 }
 
 export interface TrajectoryNode {
@@ -68,7 +48,6 @@ export interface TrajectoryNode {
   readonly finishReason: string;
   /** Number of messages on the root→node path. */
   readonly depth: number;
-  readonly trie: MessageTrie;
 }
 
 /** Derived: only `finish_reason == "length"` truncates. */
@@ -76,8 +55,8 @@ export function isTruncated(node: TrajectoryNode): boolean {
   return node.finishReason === 'length';
 }
 
-/** What a commit supplies; the tree derives `seq`, `children`, `depth`, `trie` and the stored `tokens`. */
-export type NewNode = Omit<TrajectoryNode, 'seq' | 'children' | 'depth' | 'trie' | 'tokens'> & {
+/** What a commit supplies; the tree derives `seq`, `children`, `depth` and the stored `tokens`. */
+export type NewNode = Omit<TrajectoryNode, 'seq' | 'children' | 'depth' | 'tokens'> & {
   /**
    * Root→node ids; the node stores them as a `TokenSnapshot` and keeps no reference to this array. A
    * snapshot (the commit's: built over the parent's) is kept as it is.
@@ -85,73 +64,42 @@ export type NewNode = Omit<TrajectoryNode, 'seq' | 'children' | 'depth' | 'trie'
   readonly tokenIds: readonly number[] | TokenSnapshot;
 };
 
-/** In `findAttachPoint`'s `equalStored`: the message is not known to equal its edge's stored one. */
-export const NOT_EQUAL: unique symbol = Symbol('not equal');
-
 export interface AttachPoint {
   /** The eligible node with the most matched messages (ties: larger seq), or null for a new root. */
   readonly node: TrajectoryNode | null;
   readonly matched: number;
 }
 
+/**
+ * A faster way to the same attach point (speed only): told every node as it is created, it answers
+ * `find` exactly as `milesAttachWalk` would on the same tree, throwing `MatcherError` where the walk does.
+ */
+export interface AttachIndex {
+  added(node: TrajectoryNode): void;
+  find(messages: readonly unknown[]): AttachPoint;
+}
+
 export class SessionTree {
   readonly nodes: TrajectoryNode[] = [];
   readonly maxNodes: number;
-  private readonly trie = emptyTrie(null);
+  private readonly index: AttachIndex | null;
 
-  constructor(maxNodes = MAX_NODES) {
+  constructor(maxNodes = MAX_NODES, index: AttachIndex | null = null) {
     this.maxNodes = maxNodes;
+    this.index = index;
   }
 
   get size(): number {
     return this.nodes.length;
   }
 
-  /**
-   * Pure: never mutates the tree (only `equalStored`). Throws `MatcherError` for a message the matcher
-   * cannot compare. `equalStored`, when given, gets at index i the stored message of the edge the search
-   * took for `messages[i]` when the two are the same JSON (same-json.ts), else `NOT_EQUAL`: the whole
-   * message is compared here anyway (a same message is the common case, and then its compared fields
-   * are the same), so the chat route's `shareStoredMessages` need not compare it again.
-   */
-  findAttachPoint(messages: readonly unknown[], equalStored?: unknown[]): AttachPoint {
-    let position = this.trie;
-    let bestNode: TrajectoryNode | null = null;
-    let bestMatched = 0;
-    for (let i = 0; i < messages.length; i += 1) {
-      const newest = position.newest;
-      if (newest === null) break;
-      const message = messages[i];
-      const stored = newest.message;
-      // Same JSON as the stored message object: the same compared fields too, so the same key.
-      const same = isJsonObject(message) && sameJson(message, stored);
-      if (equalStored !== undefined) equalStored[i] = same ? stored : NOT_EQUAL;
-      const next =
-        same || sameStrictFields(message, stored) ? newest : position.children.get(strictMessageKey(message));
-      if (next === undefined) break;
-      position = next;
-      const endpoints = position.endpoints;
-      if (endpoints.length > 0) {
-        bestNode = endpoints[endpoints.length - 1] as TrajectoryNode;
-        bestMatched = i + 1;
-      }
-    }
-    return { node: bestNode, matched: bestMatched };
+  /** Pure: never mutates the tree. Throws `MatcherError` for a message the matcher cannot compare. */
+  findAttachPoint(messages: readonly unknown[]): AttachPoint {
+    return this.index === null ? milesAttachWalk(this, messages) : this.index.find(messages);
   }
 
   createNode(spec: NewNode): TrajectoryNode {
     if (this.nodes.length >= this.maxNodes) throw new NodeCapError(this.maxNodes);
-    let position = spec.parent?.trie ?? this.trie;
-    for (const message of spec.deltaMessages) {
-      const key = strictMessageKey(message);
-      let next = position.children.get(key);
-      if (next === undefined) {
-        next = emptyTrie(message);
-        position.children.set(key, next);
-      }
-      position.newest = next;
-      position = next;
-    }
     const node: TrajectoryNode = {
       seq: this.nodes.length,
       parent: spec.parent,
@@ -167,11 +115,10 @@ export class SessionTree {
       record: spec.record,
       finishReason: spec.finishReason,
       depth: (spec.parent?.depth ?? 0) + spec.deltaMessages.length,
-      trie: position,
     };
-    position.endpoints.push(node);
     this.nodes.push(node);
     spec.parent?.children.push(node);
+    this.index?.added(node);
     return node;
   }
 
@@ -209,4 +156,37 @@ export function pathNodes(node: TrajectoryNode | null): TrajectoryNode[] {
 /** The concatenated deltas of the root→node path. */
 export function pathMessages(node: TrajectoryNode | null): unknown[] {
   return pathNodes(node).flatMap((n) => n.deltaMessages);
+}
+
+/**
+ * `find_attach_point` (radixark/miles@31f1ca96 miles/rollout/session/v2/tree_trajectory.py): a
+ * depth-first walk from the roots comparing each node's delta, message by message, with the request's
+ * next messages under the strict matcher (matcher.ts). A node whose whole delta matches is eligible and
+ * its children are walked on; the eligible node with the most matched messages wins, a tie the larger
+ * seq. None eligible: a new root, matched 0.
+ */
+export function milesAttachWalk(tree: SessionTree, request: readonly unknown[]): AttachPoint {
+  let best: TrajectoryNode | null = null;
+  let bestMatched = 0;
+  const stack: Array<[TrajectoryNode, number]> = [];
+  for (let k = tree.nodes.length - 1; k >= 0; k -= 1) {
+    const node = tree.nodes[k] as TrajectoryNode;
+    if (node.parent === null) stack.push([node, 0]);
+  }
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [node, offset] = top;
+    const delta = node.deltaMessages;
+    let i = 0;
+    while (i < delta.length && offset + i < request.length && strictMatch(delta[i], request[offset + i]))
+      i += 1;
+    if (i < delta.length) continue;
+    const matched = offset + delta.length;
+    if (matched > bestMatched || (matched === bestMatched && best !== null && node.seq > best.seq)) {
+      best = node;
+      bestMatched = matched;
+    }
+    for (let c = node.children.length - 1; c >= 0; c -= 1)
+      stack.push([node.children[c] as TrajectoryNode, matched]);
+  }
+  return { node: best, matched: bestMatched };
 }

@@ -1,6 +1,6 @@
 import type { WireSample } from '../../contracts/wire-sample.ts';
-import { equalPrefix, type NumberRun } from './fast/number-runs.ts';
 import type { TokenSnapshot } from './token-snapshot.ts';
+import { equalPrefix, type NumberRun } from './values/number-runs.ts';
 
 /** Turns token ids into text (the session's tokenizer). */
 export type Decoder = (ids: readonly number[]) => string;

@@ -1,3 +1,4 @@
+import { MessageTrie } from '../../fakes/session/fast/message-trie.ts';
 import { addTurn } from '../../fakes/session/testing/build-tree.ts';
 import { MAX_NODES, pathMessages, SessionTree, type TrajectoryNode } from '../../fakes/session/tree.ts';
 
@@ -27,7 +28,8 @@ export interface AttachBenchResult {
 }
 
 function buildTree(nodes: number): { tree: SessionTree; leaves: TrajectoryNode[] } {
-  const tree = new SessionTree(MAX_NODES);
+  // The server's search: the trie index (fakes/session/compose.ts), not the walk it stands in for.
+  const tree = new SessionTree(MAX_NODES, new MessageTrie());
   const leaves: TrajectoryNode[] = [];
   for (let chain = 0; tree.size < nodes; chain += 1) {
     let parent: TrajectoryNode | null = null;

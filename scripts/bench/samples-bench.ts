@@ -1,9 +1,10 @@
 import type { SamplesReply } from '../../contracts/wire-sample.ts';
+import { type SamplesOpPerformance, samplesOpSpeed } from '../../fakes/session/compose.ts';
 import { promptIdsFromSnapshot } from '../../fakes/session/fast/prompt-ids-getter.ts';
 import { defaultPostprocess } from '../../fakes/session/hooks/default-postprocess.ts';
 import { dropRetries } from '../../fakes/session/hooks/drop-retries.ts';
 import { DEFAULT_PICKER_PATH, DEFAULT_POSTPROCESSOR_PATH } from '../../fakes/session/hooks/types.ts';
-import { collectSamples, type SamplesOpPerformance } from '../../fakes/session/samples-op.ts';
+import { collectSamples } from '../../fakes/session/samples-op.ts';
 import { SessionState } from '../../fakes/session/state.ts';
 import { addTurn } from '../../fakes/session/testing/build-tree.ts';
 import { MAX_NODES, type TrajectoryNode } from '../../fakes/session/tree.ts';
@@ -158,7 +159,7 @@ export function benchSamplesOp(o: SamplesBenchOptions = DEFAULT_SAMPLES_BENCH): 
       family,
       hooks,
       { maxSeqLen: null, agentMetadata: { reward: 1 } },
-      o.performance,
+      samplesOpSpeed(o.performance),
     );
     const t1 = performance.now();
     const c1 = process.cpuUsage();

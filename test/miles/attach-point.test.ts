@@ -1,11 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { MessageTrie } from '../../fakes/session/fast/message-trie.ts';
 import { buildForest, forestCase, parseMessage } from '../../fakes/session/testing/near-miss-forest.ts';
 import { milesGate } from './gate.ts';
 
-// The fake's attach-point search (fakes/session/tree.ts: a trie over strict-matcher keys, with a
-// shortcut that compares a re-sent message with the newest stored one) against Miles' own
+// The fake's attach-point search, both the rule (fakes/session/tree.ts `milesAttachWalk`) and the
+// server's index (fakes/session/fast/message-trie.ts: a trie over strict-matcher keys, with a shortcut
+// that compares a re-sent message with the newest stored one), against Miles' own
 // `SessionTree.find_attach_point` from MILES_ROOT (tree_trajectory.py and the strict matcher; pydantic
 // for the record type, nothing else of the package).
 const gate = await milesGate({});
@@ -52,14 +54,17 @@ describe.skipIf(!ready && !gate.required)('attach-point search against Miles', (
         maxBuffer: 1 << 26,
       }),
     ) as Array<[number | null, number]>;
-    const actual = cases.flatMap((forest) => {
-      const { tree } = buildForest(forest);
-      return forest.requests.map((texts) => {
-        const found = tree.findAttachPoint(texts.map(parseMessage));
-        return [found.node?.seq ?? null, found.matched];
+    // The rule (tree.ts `milesAttachWalk`) and the server's index over it (fast/message-trie.ts).
+    const actual = (index: () => MessageTrie | null) =>
+      cases.flatMap((forest) => {
+        const { tree } = buildForest(forest, index());
+        return forest.requests.map((texts) => {
+          const found = tree.findAttachPoint(texts.map(parseMessage));
+          return [found.node?.seq ?? null, found.matched];
+        });
       });
-    });
-    expect(actual).toEqual(expected);
+    expect(actual(() => null)).toEqual(expected);
+    expect(actual(() => new MessageTrie())).toEqual(expected);
     // Deep matches and misses both came up.
     expect(expected.filter(([, matched]) => matched >= 3).length).toBeGreaterThan(150);
     expect(expected.filter(([seq]) => seq === null).length).toBeGreaterThan(50);

@@ -16,6 +16,7 @@ const ALL_OFF = {
   reuseChatBodyBytes: false,
   poolForwardedBodies: false,
   chatBodyBuffers: false,
+  indexAttachSearch: false,
 } as const;
 
 const U1 = { role: 'user', content: 'task: make the tests pass é 😀' };

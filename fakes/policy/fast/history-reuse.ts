@@ -14,6 +14,7 @@ import {
 } from '../../../common/json-elements.ts';
 import { parseJson } from '../../../common/python-json.ts';
 import { continueMessagesHash, lastMessageHead } from '../../../contracts/request-digest.ts';
+import type { MessagesSummary } from '../log-entry.ts';
 import { INPUT_IDS_KEY, restBefore, restObject, writeInts } from './input-ids-body.ts';
 
 /**
@@ -28,15 +29,6 @@ import { INPUT_IDS_KEY, restBefore, restObject, writeInts } from './input-ids-bo
  * is the same, `JSON.parse` of the whole text with the ids as its last key, which input-ids-body.ts
  * did before (history-reuse.test.ts drives sequences of bodies against it).
  */
-
-/** What the policy's request log keeps of the messages (contracts/request-digest.ts). */
-export interface MessagesSummary {
-  readonly count: number;
-  /** `messagesDigest(messages)`. */
-  readonly digest: string;
-  /** `lastMessageHead(messages)`. */
-  readonly lastHead: string;
-}
 
 export interface ReusedBody {
   /** The body's other members: `JSON.parse`'s object without `messages` and `input_ids`. */

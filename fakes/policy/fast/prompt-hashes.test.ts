@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { tokenIdsDigest } from '../../../contracts/request-digest.ts';
 import { completionId } from '../completion.ts';
-import { idsDigest, PromptHashes } from './prompt-hashes.ts';
+import { idsDigest } from '../ids-hashes.ts';
+import { PromptHashes } from './prompt-hashes.ts';
 
 /**
  * The policy's continued hashes against the whole-list expressions they replace (the oracle: what the

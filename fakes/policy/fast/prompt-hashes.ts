@@ -1,7 +1,8 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { AsciiWriter } from '../../../common/ascii-writer.ts';
 import { withRoom } from '../../../common/buffer-room.ts';
+import type { IdsHashes, PromptHashing } from '../ids-hashes.ts';
 
 /**
  * What the policy hashes of every request's prompt ids, continued from the previous request of the
@@ -17,21 +18,6 @@ import { withRoom } from '../../../common/buffer-room.ts';
 
 /** A prompt's ids: a parsed list, or read from the body's bytes as int32 (input-ids-body.ts). */
 type Ids = readonly number[] | Int32Array;
-
-/** The running hashes of a list of ids (none finalized). */
-export interface IdsHashes {
-  /** CRC-32 of `ids.join(',')` (the completion id's seed text, before its `#counter`). */
-  readonly joinedTextCrc: number;
-  /** CRC-32 of `Int32Array.from(ids)`'s bytes (the synthetic reply's seed). */
-  readonly int32Crc: number;
-  /** SHA-256 over the ids as float64 values, -0 as 0 (`tokenIdsDigest`), not yet digested. */
-  readonly float64: Hash;
-}
-
-/** `tokenIdsDigest(ids)` from the running hash. */
-export function idsDigest(hashes: IdsHashes): string {
-  return hashes.float64.copy().digest('hex');
-}
 
 /**
  * A session's last prompt, copied into a buffer the entry owns and overwrites turn after turn (only
@@ -97,7 +83,7 @@ function extendIds(state: IdsHashes, ids: Ids, from: number): IdsHashes {
 }
 
 /** The policy's continued prompt hashes, per routing key (the session id the session server sends). */
-export class PromptHashes {
+export class PromptHashes implements PromptHashing {
   private readonly entries = new Map<string, Entry>();
   private readonly maxKeys: number;
 

@@ -1,10 +1,10 @@
 import type { WireSample } from '../../../contracts/wire-sample.ts';
 import type { TrajectoryNode } from '../tree.ts';
 import { type TurnSample, tokenRuns } from '../turn-sample.ts';
-import { defineDeferred } from './deferred-field.ts';
-import { NumberRuns } from './number-runs.ts';
+import { defineDeferred } from '../values/deferred-field.ts';
+import { NumberRuns } from '../values/number-runs.ts';
+import { TextPieces } from '../values/text-pieces.ts';
 import type { FoldParts } from './run-fold.ts';
-import { TextPieces } from './text-pieces.ts';
 
 /**
  * A leaf's sample with its per-token fields deferred (deferred-field.ts): built only if a hook reads

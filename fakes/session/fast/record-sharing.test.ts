@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { PythonFloat, pythonJsonDumps } from '../../../common/python-json.ts';
 import { buildForest, forestCase, parseMessage } from '../testing/near-miss-forest.ts';
 import { TokenSnapshot } from '../token-snapshot.ts';
-import { pathMessages } from '../tree.ts';
+import { milesAttachWalk, pathMessages } from '../tree.ts';
+import { takeEqualStored } from './attach-hints.ts';
+import { MessageTrie } from './message-trie.ts';
 import { installPromptIds, promptIdsFromSnapshot, promptSource } from './prompt-ids-getter.ts';
 import { shareStoredMessages } from './shared-messages.ts';
 
@@ -122,20 +124,21 @@ describe('shareStoredMessages', () => {
     expect(kept).toBeGreaterThan(200);
   });
 
-  it("with the attach search's equalStored, shares exactly what it shares comparing every message", () => {
+  it("with the trie search's hints (attach-hints.ts), shares exactly what it shares comparing every message", () => {
     let hinted = 0;
     fc.assert(
       fc.property(forestCase, (forest) => {
-        const { tree } = buildForest(forest);
+        const { tree } = buildForest(forest, new MessageTrie());
         for (const texts of forest.requests) {
           const compared = texts.map(parseMessage);
-          const plainFound = tree.findAttachPoint(compared);
+          const plainFound = milesAttachWalk(tree, compared);
           shareStoredMessages(compared, plainFound.node);
           const sent = texts.map(parseMessage);
-          const equalStored: unknown[] = [];
-          const found = tree.findAttachPoint(sent, equalStored);
+          const found = tree.findAttachPoint(sent);
           expect(found).toEqual(plainFound);
           expect(found.node).toBe(plainFound.node);
+          // What the trie left for sharedRecordMemory (record-sharing.ts takes the same hints).
+          const equalStored = takeEqualStored(sent) ?? [];
           shareStoredMessages(sent, found.node, equalStored);
           // Same objects at the same places: the stored ones where comparing shared, else each its own.
           const stored = new Set(pathMessages(found.node));

@@ -1,4 +1,5 @@
 import type { RecordMemory } from '../record-memory.ts';
+import { takeEqualStored } from './attach-hints.ts';
 import { forwardedBodyBytes } from './forwarded-body.ts';
 import { installPromptIds, promptIdsFromSnapshot } from './prompt-ids-getter.ts';
 import { shareStoredMessages } from './shared-messages.ts';
@@ -11,7 +12,7 @@ import { shareStoredMessages } from './shared-messages.ts';
  * (forwarded-body.ts). What a record prints and what is forwarded are the same bytes.
  */
 export const sharedRecordMemory: RecordMemory = {
-  adoptHistory: (messages, attach, equalStored) => shareStoredMessages(messages, attach, equalStored),
+  adoptHistory: (messages, attach) => shareStoredMessages(messages, attach, takeEqualStored(messages)),
   setPromptIds: (body, prompt) => installPromptIds(body, prompt, prompt.length),
   forwardedBytes: (body, into) => forwardedBodyBytes(body, into),
   committed: (request, node) => promptIdsFromSnapshot(request, node.tokens, node.completionSpan[0]),

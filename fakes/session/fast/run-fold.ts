@@ -1,6 +1,6 @@
 import { checkPair, defaultPerTokenLength, mergedSample, mergeSamples } from '../assembly.ts';
 import { type Decoder, type TurnSample, tokenCount, tokenRuns } from '../turn-sample.ts';
-import { type NumberRun, runLength } from './number-runs.ts';
+import { type NumberRun, runLength } from '../values/number-runs.ts';
 
 /**
  * `merge_samples` (fakes/session/assembly.ts `mergeSamples`, its pair check and merged fields) with the

@@ -1,8 +1,8 @@
 import { isJsonObject, pythonTruthy, pythonTypeName } from '../../../common/python-json.ts';
 import type { LeafRef, WireSample } from '../../../contracts/wire-sample.ts';
-import { deferredSource, pickKeepingDeferred, spreadKeepingDeferred } from '../fast/deferred-field.ts';
-import { NumberRuns } from '../fast/number-runs.ts';
 import type { SessionMetadata } from '../session-metadata.ts';
+import { deferredSource, pickKeepingDeferred, spreadKeepingDeferred } from '../values/deferred-field.ts';
+import { NumberRuns } from '../values/number-runs.ts';
 
 /** Metadata keys the server owns; an agent can never set or replace them. */
 export const SERVER_OWNED_KEYS = ['accumulated_token_ids', 'tito_session_mismatch', 'leaf'] as const;

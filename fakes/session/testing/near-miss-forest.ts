@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { pythonJsonLoads } from '../../../common/python-json.ts';
 import type { SessionRecord } from '../record.ts';
-import { SessionTree, type TrajectoryNode } from '../tree.ts';
+import { type AttachIndex, SessionTree, type TrajectoryNode } from '../tree.ts';
 
 /**
  * Session trees and requests whose messages are near misses of each other, for the attach-point search
@@ -134,9 +134,12 @@ export function parseMessage(text: string): unknown {
   return pythonJsonLoads(text, { keepFloats: true });
 }
 
-/** The case's tree, built through `createNode` as commits build it. */
-export function buildForest(forest: ForestCase): { tree: SessionTree; nodes: TrajectoryNode[] } {
-  const tree = new SessionTree();
+/** The case's tree, built through `createNode` as commits build it (searched through `index` when given). */
+export function buildForest(
+  forest: ForestCase,
+  index: AttachIndex | null = null,
+): { tree: SessionTree; nodes: TrajectoryNode[] } {
+  const tree = new SessionTree(undefined, index);
   const nodes: TrajectoryNode[] = [];
   for (const spec of forest.nodes) {
     const parent = spec.parent === -1 ? null : nodes[spec.parent]!;

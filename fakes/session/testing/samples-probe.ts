@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import type { SamplesReply } from '../../../contracts/wire-sample.ts';
 import { type TitoModel, titoFamily } from '../../tokenizer/tito.ts';
 import { WORD_BASE } from '../../tokenizer/toy-tokenizer.ts';
+import { type SamplesOpPerformance, samplesOpSpeed } from '../compose.ts';
 import { HttpFailure } from '../errors.ts';
 import { promptIdsFromSnapshot } from '../fast/prompt-ids-getter.ts';
 import { defaultPostprocess } from '../hooks/default-postprocess.ts';
 import { dropRetries } from '../hooks/drop-retries.ts';
 import { DEFAULT_PICKER_PATH, DEFAULT_POSTPROCESSOR_PATH } from '../hooks/types.ts';
-import { collectSamples, type SamplesOpPerformance } from '../samples-op.ts';
+import { collectSamples } from '../samples-op.ts';
 import { SessionState } from '../state.ts';
 import type { TrajectoryNode } from '../tree.ts';
 import { decodeSamples, encodeSamples } from '../wire/codec.ts';
@@ -126,7 +127,7 @@ export function probeOutcome(
         postprocessorPath: DEFAULT_POSTPROCESSOR_PATH,
       },
       { maxSeqLen, agentMetadata },
-      performance,
+      samplesOpSpeed(performance),
     );
     const wire = encode(reply, allocate);
     hash.update(wire);

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SamplesReply, WireSample } from '../../../contracts/wire-sample.ts';
 import { wildString } from '../../../test/helpers/text-arbitraries.ts';
-import { deferredSource, defineDeferred } from '../fast/deferred-field.ts';
-import { type NumberRun, NumberRuns } from '../fast/number-runs.ts';
-import { TextPieces } from '../fast/text-pieces.ts';
+import { deferredSource, defineDeferred } from '../values/deferred-field.ts';
+import { type NumberRun, NumberRuns } from '../values/number-runs.ts';
+import { TextPieces } from '../values/text-pieces.ts';
 import { encodeSamples } from './codec.ts';
 import { metaTensor } from './meta-text.ts';
 

@@ -9,9 +9,9 @@ import {
   type WireSample,
   WireSampleSchema,
 } from '../../../contracts/wire-sample.ts';
-import { deferredSource } from '../fast/deferred-field.ts';
-import { NumberRuns } from '../fast/number-runs.ts';
-import { TextPieces } from '../fast/text-pieces.ts';
+import { deferredSource } from '../values/deferred-field.ts';
+import { NumberRuns } from '../values/number-runs.ts';
+import { TextPieces } from '../values/text-pieces.ts';
 import { META_JSON_OPTIONS, metaTensor } from './meta-text.ts';
 import { type ReplyStream, streamToBuffer, wholeStream } from './reply-stream.ts';
 import { runsTensor } from './run-tensors.ts';

@@ -1,7 +1,7 @@
 import { int32TextLength, writeInt32Text } from '../../../common/ascii-writer.ts';
 import { pythonJsonDumps } from '../../../common/python-json.ts';
-import { NumberRuns } from '../fast/number-runs.ts';
-import { TextPieces } from '../fast/text-pieces.ts';
+import { NumberRuns } from '../values/number-runs.ts';
+import { TextPieces } from '../values/text-pieces.ts';
 import type { ByteSegment } from './reply-stream.ts';
 import type { WrittenTensor } from './safetensors.ts';
 

@@ -1,4 +1,4 @@
-import { NumberRuns } from '../fast/number-runs.ts';
+import { NumberRuns } from '../values/number-runs.ts';
 import type { ByteSegment } from './reply-stream.ts';
 import { DTYPE_SIZES, type Dtype, LITTLE_ENDIAN, type WrittenTensor, writeInt64At } from './safetensors.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SmokeCheckSchema } from '../dumps/check-result.ts';
+import { SmokeCheckSchema } from '../../replay/run-check/check-result.ts';
 import { PreconditionSchema } from '../preconditions/precondition.ts';
 import { ThresholdResultSchema } from '../thresholds/apply-thresholds.ts';
 

@@ -5,7 +5,9 @@ For every step of the input: Miles' postprocess_rollout_data (validation, flatte
 save_debug_rollout_data (rollout_data/<N>.pt and trajectory/<N>.jsonl), convert_samples_to_train_data,
 the DP split (split_train_data_by_dp_scheduled_raw when can_schedule_on_rollout_side holds, else
 split_train_data_by_dp_raw: split_train_data_by_dp without the object store), process_rollout_data_shard
-and save_debug_train_data_for_rank for each rank (train_data/<N>_<rank>.pt). Eval entries go through
+and save_debug_train_data_for_rank for each rank (train_data/<N>_<rank>.pt). With --log FILE, Miles'
+log_rollout_data runs after the dump, as RolloutManager.generate calls it, and its `perf N: {...}` line
+(logger.info) is appended to FILE, so the log is what a run's launcher log holds. Eval entries go through
 save_debug_rollout_data(evaluation=True) (rollout_data/eval_<N>.pt). Miles is imported from --miles-root;
 only modules that fail to import here are replaced (stand_ins.py names each one and why).
 
@@ -24,7 +26,7 @@ A step where Miles raises (postprocess_rollout_data's "Not enough samples", a sp
 reported with its message and writes no train data. Exit codes: 0 done; 1 anything else raised; 2 usage;
 3 Miles or torch cannot be imported.
 
-Usage: write_dumps.py --miles-root PATH --input FILE --details DIR
+Usage: write_dumps.py --miles-root PATH --input FILE --details DIR [--log FILE]
 """
 
 import argparse
@@ -60,6 +62,16 @@ def miles_args(spec, details):
         allow_partial_train_step=spec.get("allow_partial_train_step", False),
         micro_batch_size=1,
         multi_lora=False,
+        # What log_rollout_data reads (miles/ray/rollout/metrics.py), as the recipe leaves them.
+        custom_rollout_log_function_path=None,
+        load_debug_rollout_data=None,
+        log_passrate=False,
+        rollout_num_gpus=spec.get("rollout_num_gpus"),
+        use_session_server="v2",
+        sglang_speculative_algorithm=None,
+        log_reward_category=None,
+        ci_test=False,
+        wandb_always_use_train_step=False,
     )
 
 
@@ -68,6 +80,7 @@ def main(argv=None):
     parser.add_argument("--miles-root", required=True)
     parser.add_argument("--input", required=True)
     parser.add_argument("--details", required=True)
+    parser.add_argument("--log", help="append log_rollout_data's `perf N: {...}` lines here")
     try:
         options = parser.parse_args(argv)
     except SystemExit as exit_:
@@ -77,9 +90,10 @@ def main(argv=None):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import stand_ins
 
-    replaced = stand_ins.install()
+    replaced = stand_ins.install(tracking=options.log is not None)
     try:
         from miles.ray.rollout.debug_data import save_debug_rollout_data
+        from miles.ray.rollout.metrics import log_rollout_data
         from miles.ray.rollout.rollout_data_conversion import postprocess_rollout_data
         from miles.ray.rollout.train_data_conversion import (
             can_schedule_on_rollout_side,
@@ -94,6 +108,14 @@ def main(argv=None):
         print(f"write_dumps: cannot import Miles from {options.miles_root}: {error}", file=sys.stderr)
         return EXIT_MISSING
 
+    if options.log:
+        import logging
+
+        handler = logging.FileHandler(options.log)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        metrics_logger = logging.getLogger("miles.ray.rollout.metrics")
+        metrics_logger.addHandler(handler)
+        metrics_logger.setLevel(logging.INFO)
     spec = json.loads(Path(options.input).read_text())
     args = miles_args(spec["args"], options.details)
 
@@ -115,6 +137,9 @@ def main(argv=None):
         try:
             data, metadata = postprocess_rollout_data(args, samples_of(step["groups"]), parallel)
             save_debug_rollout_data(args, data, rollout_id=rollout_id, evaluation=False, metadata=metadata)
+            if options.log:
+                # RolloutManager.generate's order: the dump first (it moves messages to the sidecar), then the log.
+                log_rollout_data(rollout_id, args, data, dict(step.get("extra_metrics", {})), step.get("rollout_time", 1.0))
             train_data = convert_samples_to_train_data(args, data, metadata, None, None)
             mode = "rollout_side" if can_schedule_on_rollout_side(args, train_data, parallel) else "legacy"
             if mode == "rollout_side":

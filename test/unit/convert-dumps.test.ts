@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConvertedDumps } from '../../gpu/dumps/load-dumps.ts';
-import { validateDumps } from '../../gpu/dumps/validate-dumps.ts';
+import { loadConvertedDumps } from '../../replay/run-check/load-converted.ts';
+import { validateDumps } from '../../replay/run-check/validate-dumps.ts';
 
 // miles-bridge/convert_dumps.py: its pure-Python parts run wherever python3 does; the torch round trip needs
 // an interpreter with torch (the GPU runner has one; elsewhere the test says it is skipped and why).

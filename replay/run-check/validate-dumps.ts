@@ -1,13 +1,13 @@
-import type { Evidence } from '../../replay/checks/evidence-schema.ts';
-import { runApplicableChecks } from '../../replay/checks/index.ts';
-import type { CheckResult } from '../../replay/checks/types.ts';
-import type { MetricTable } from '../metrics/metric-table.ts';
+import type { Evidence } from '../checks/evidence-schema.ts';
+import { type CheckRun, runApplicableChecks } from '../checks/index.ts';
+import type { CheckResult } from '../checks/types.ts';
 import { type DumpEvidence, MAX_EVIDENCE, type SmokeCheck } from './check-result.ts';
 import { checkCompactionHappened } from './checks/compaction-happened.ts';
 import { checkLoggedMetricsMatch } from './checks/logged-metrics-match.ts';
 import { checkLossMaskShape } from './checks/loss-mask-shape.ts';
 import { checkTrainMaskSums } from './checks/train-mask-sums.ts';
-import type { ConvertedDumps } from './schema.ts';
+import type { ConvertedDumps } from './dump-schema.ts';
+import type { MetricTable } from './log/metric-table.ts';
 import { checkDataFromDumps, type DumpRunShape } from './to-check-data.ts';
 
 function fromReplayEvidence(e: Evidence): DumpEvidence {
@@ -22,7 +22,7 @@ function fromReplayEvidence(e: Evidence): DumpEvidence {
   };
 }
 
-function fromReplayResult(result: CheckResult): SmokeCheck {
+export function fromReplayResult(result: CheckResult): SmokeCheck {
   const { fail, finding } = result.counts;
   // The replay's `info` evidence (e.g. a superseded retry) is context, not a problem: keep problems first.
   const ordered = [...result.evidence].sort((a, b) => rank(a) - rank(b));
@@ -48,7 +48,18 @@ export function validateDumps(
   metrics: MetricTable,
 ): SmokeCheck[] {
   const run = runApplicableChecks(checkDataFromDumps(dumps, shape));
-  const replay: SmokeCheck[] = [
+  return [
+    ...replayChecksAsSmoke(run),
+    checkLossMaskShape(dumps.rollout),
+    checkCompactionHappened(dumps.rollout),
+    checkTrainMaskSums(dumps.train),
+    checkLoggedMetricsMatch(dumps.rollout, metrics, shape.reward_key),
+  ];
+}
+
+/** The replay's check run as dump checks: those the dumps cannot support are `undecided`, naming what they lack. */
+export function replayChecksAsSmoke(run: CheckRun): SmokeCheck[] {
+  return [
     ...run.results.map(fromReplayResult),
     ...run.skipped.map(
       (s): SmokeCheck => ({
@@ -59,13 +70,6 @@ export function validateDumps(
         evidence: [],
       }),
     ),
-  ];
-  return [
-    ...replay,
-    checkLossMaskShape(dumps.rollout),
-    checkCompactionHappened(dumps.rollout),
-    checkTrainMaskSums(dumps.train),
-    checkLoggedMetricsMatch(dumps.rollout, metrics, shape.reward_key),
   ];
 }
 

@@ -1,10 +1,10 @@
-import { computeCompactionMetrics } from '../../../replay/metrics/compaction-metrics.ts';
-import { numpyMean } from '../../../replay/metrics/numpy-sum.ts';
-import { computeStatistics } from '../../../replay/metrics/statistics.ts';
-import { effectiveResponseLength } from '../../../replay/model/sample.ts';
-import type { MetricTable } from '../../metrics/metric-table.ts';
+import { computeCompactionMetrics } from '../../metrics/compaction-metrics.ts';
+import { numpyMean } from '../../metrics/numpy-sum.ts';
+import { computeStatistics } from '../../metrics/statistics.ts';
+import { effectiveResponseLength } from '../../model/sample.ts';
 import { type DumpEvidence, MAX_EVIDENCE, type SmokeCheck } from '../check-result.ts';
-import type { RolloutDump } from '../schema.ts';
+import type { RolloutDump } from '../dump-schema.ts';
+import type { MetricTable } from '../log/metric-table.ts';
 import { dumpSampleToReplay } from '../to-check-data.ts';
 
 /** Metrics the dump alone cannot reproduce (the filter's drop count happens before the dump). */

@@ -1,0 +1,160 @@
+import { readFile } from 'node:fs/promises';
+import type { z } from 'zod';
+import { parseJson } from '../../common/python-json.ts';
+import type { DumpConverter } from './dump-converter.ts';
+import type { StepFiles } from './dump-folder.ts';
+import {
+  type RolloutDump,
+  RolloutDumpSchema,
+  type TrainDump,
+  TrainDumpSchema,
+  type TrajectoryRow,
+  TrajectoryRowSchema,
+} from './dump-schema.ts';
+import type { RunProblem } from './report-schema.ts';
+
+/** One step's dumps as read, with every problem met on the way (none of them stops the run). */
+export interface ReadStep {
+  readonly step: number;
+  readonly rollout: RolloutDump | null;
+  readonly train: readonly TrainDump[];
+  readonly trajectory: readonly TrajectoryRow[];
+  readonly nonFinite: number;
+  readonly problems: readonly RunProblem[];
+}
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return issue ? `at '${issue.path.join('.')}': ${issue.message}` : 'invalid';
+}
+
+async function convertAs<S extends z.ZodType>(
+  converter: DumpConverter,
+  kind: 'rollout_data' | 'train_data',
+  file: string,
+  schema: S,
+  step: number,
+  problems: RunProblem[],
+): Promise<{ doc: z.infer<S>; nonFinite: number } | null> {
+  const converted = await converter.convert(kind, file);
+  if (!converted.ok) {
+    problems.push({ kind: 'unreadable_file', step, file, detail: `torch.load failed: ${converted.error}` });
+    return null;
+  }
+  const parsed = schema.safeParse(converted.document);
+  if (!parsed.success) {
+    problems.push({
+      kind: 'invalid_file',
+      step,
+      file,
+      detail: `not Miles' ${kind} layout ${firstIssue(parsed.error)}`,
+    });
+    return null;
+  }
+  return { doc: parsed.data, nonFinite: converted.nonFinite };
+}
+
+async function readTrajectory(file: string, step: number, problems: RunProblem[]): Promise<TrajectoryRow[]> {
+  const rows: TrajectoryRow[] = [];
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    problems.push({ kind: 'unreadable_file', step, file, detail: String(error) });
+    return rows;
+  }
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = parseJson(line);
+    } catch (error) {
+      problems.push({
+        kind: 'invalid_trajectory_row',
+        step,
+        file,
+        detail: `line ${i + 1} is not JSON: ${(error as Error).message}`,
+      });
+      return;
+    }
+    const parsed = TrajectoryRowSchema.safeParse(value);
+    if (parsed.success) rows.push(parsed.data);
+    else
+      problems.push({
+        kind: 'invalid_trajectory_row',
+        step,
+        file,
+        detail: `line ${i + 1} ${firstIssue(parsed.error)}`,
+      });
+  });
+  return rows;
+}
+
+/**
+ * Reads one step: its rollout dump, each rank's train dump (a rank the run has elsewhere but this step
+ * lacks is a `missing_rank_file`) and its trajectory rows (a row naming no dumped sample is a
+ * `trajectory_row_without_sample`).
+ */
+export async function readStep(
+  converter: DumpConverter,
+  files: StepFiles,
+  ranks: readonly number[],
+  expectedRollout: string,
+): Promise<ReadStep> {
+  const { step } = files;
+  const problems: RunProblem[] = [];
+  let nonFinite = 0;
+  let rollout: RolloutDump | null = null;
+  if (files.rollout === null)
+    problems.push({
+      kind: 'missing_rollout_file',
+      step,
+      file: expectedRollout,
+      detail: 'the step has train or trajectory files but no rollout dump',
+    });
+  else {
+    const got = await convertAs(converter, 'rollout_data', files.rollout, RolloutDumpSchema, step, problems);
+    if (got && got.doc.rollout_id !== step)
+      problems.push({
+        kind: 'invalid_file',
+        step,
+        file: files.rollout,
+        detail: `its rollout_id is ${JSON.stringify(got.doc.rollout_id)}, not the step ${step} its name says`,
+      });
+    else if (got) {
+      rollout = got.doc;
+      nonFinite += got.nonFinite;
+    }
+  }
+  const train: TrainDump[] = [];
+  for (const rank of ranks) {
+    const file = files.train.get(rank);
+    if (file === undefined) {
+      problems.push({
+        kind: 'missing_rank_file',
+        step,
+        file: `train_data/${step}_${rank}.pt`,
+        detail: `rank ${rank} has train dumps in other steps but none for step ${step}`,
+      });
+      continue;
+    }
+    const got = await convertAs(converter, 'train_data', file, TrainDumpSchema, step, problems);
+    if (got) {
+      train.push(got.doc);
+      nonFinite += got.nonFinite;
+    }
+  }
+  const trajectory = files.trajectory === null ? [] : await readTrajectory(files.trajectory, step, problems);
+  if (rollout !== null && files.trajectory !== null) {
+    const keys = new Set(rollout.samples.map((s) => `${s.group_index}:${s.index}`));
+    for (const row of trajectory)
+      if (!keys.has(`${row.group_index}:${row.sample_index}`))
+        problems.push({
+          kind: 'trajectory_row_without_sample',
+          step,
+          file: files.trajectory,
+          detail: `the row of sample ${row.sample_index} (group ${row.group_index}) has no sample in the step's rollout dump`,
+        });
+  }
+  return { step, rollout, train, trajectory, nonFinite, problems };
+}

@@ -93,7 +93,6 @@ def main(argv=None):
     replaced = stand_ins.install(tracking=options.log is not None)
     try:
         from miles.ray.rollout.debug_data import save_debug_rollout_data
-        from miles.ray.rollout.metrics import log_rollout_data
         from miles.ray.rollout.rollout_data_conversion import postprocess_rollout_data
         from miles.ray.rollout.train_data_conversion import (
             can_schedule_on_rollout_side,
@@ -104,6 +103,9 @@ def main(argv=None):
         )
         from miles.utils.train_dump_utils import save_debug_train_data_for_rank
         from miles.utils.types import Sample
+
+        if options.log:
+            from miles.ray.rollout.metrics import log_rollout_data
     except ImportError as error:
         print(f"write_dumps: cannot import Miles from {options.miles_root}: {error}", file=sys.stderr)
         return EXIT_MISSING

@@ -193,7 +193,7 @@ def serve(stdin, stdout, load=load_torch_file):
             file=sys.stderr,
         )
         return EXIT_NO_TORCH
-    stdout.write(json.dumps({"ready": True, "python": sys.executable, "torch": torch.__version__}) + "\n")
+    stdout.write(json.dumps({"ready": True, "python": sys.executable, "torch": getattr(torch, "__version__", "unknown")}) + "\n")
     stdout.flush()
     for line in stdin:
         if not line.strip():

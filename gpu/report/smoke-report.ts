@@ -32,7 +32,6 @@ export const SmokeReportSchema = z.object({
     log_file: z.string(),
     harbor_log: z.string(),
     report_file: z.string(),
-    converted_dir: z.string(),
   }),
   preconditions: z.array(PreconditionSchema),
   launcher: z

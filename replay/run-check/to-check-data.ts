@@ -1,9 +1,6 @@
 import { HarnessError } from '../../common/errors.ts';
-import { groupsFromFlatSamples, retainedRows } from '../checks/index.ts';
-import type { CheckData, CheckStep } from '../checks/types.ts';
-import type { NormalizationConfig } from '../grpo/config.ts';
 import { type ReplaySample, ReplaySampleSchema } from '../model/sample.ts';
-import type { ConvertedDumps, DumpSample, TrainDump } from './dump-schema.ts';
+import type { DumpSample, TrainDump } from './dump-schema.ts';
 
 /** What the dumps do not say but the checks need: the run's group shape and reward flags. */
 export interface DumpRunShape {
@@ -111,37 +108,4 @@ export function advantagesFromShards(
     out.push(value ?? null);
   }
   return out.some((v) => v !== null) ? out : null;
-}
-
-/**
- * The adapter from converted dumps to the replay's `CheckData`, so the smoke run applies the replay's
- * own invariant checks (`replay/checks`) to what Miles really produced. Trees and policy request logs are
- * not in the dumps; the checks that need them say so.
- */
-export function checkDataFromDumps(dumps: ConvertedDumps, shape: DumpRunShape): CheckData {
-  const normalization: NormalizationConfig = {
-    advantage_estimator: 'grpo',
-    rewards_normalization: true,
-    grpo_std_normalization: true,
-    n_samples_per_prompt: shape.n_samples_per_prompt,
-    rollout_batch_size: shape.rollout_batch_size,
-  };
-  const steps: CheckStep[] = dumps.rollout.map((dump) => {
-    const step = Number(dump.rollout_id);
-    const groups = groupsFromFlatSamples(dump.samples.map((s) => dumpSampleToReplay(s, shape.reward_key)));
-    return {
-      step,
-      groups,
-      advantages: advantagesFromShards(
-        retainedRows(groups),
-        dumps.train.filter((t) => t.rollout_id === step),
-      ),
-    };
-  });
-  return {
-    steps,
-    n_samples_per_prompt: shape.n_samples_per_prompt,
-    rollout_batch_size: shape.rollout_batch_size,
-    normalization,
-  };
 }

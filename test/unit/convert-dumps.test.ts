@@ -123,7 +123,11 @@ print(json.dumps(c.convert(${JSON.stringify(details)}, ${JSON.stringify(out)}, l
     const dumps = await loadConvertedDumps(out);
     expect(dumps.rollout.map((d) => d.rollout_id)).toEqual([0, 1]);
     const original = JSON.parse(readFileSync(join(FIXTURE, 'rollout_data', '0.json'), 'utf8'));
-    expect(dumps.rollout[0]!.samples).toEqual(original.samples);
+    // The converter adds each numeric reward's Python type (JSON keeps 1 and 1.0 apart only as text).
+    expect(dumps.rollout[0]!.samples.map(({ reward_python_type: _, ...s }) => s)).toEqual(original.samples);
+    expect(dumps.rollout[0]!.samples.map((s) => s.reward_python_type)).toEqual(
+      original.samples.map((s: { reward: number }) => (Number.isInteger(s.reward) ? 'int' : 'float')),
+    );
     const checks = validateDumps(dumps, { n_samples_per_prompt: 4, rollout_batch_size: 2 }, new Map());
     expect(checks.filter((c) => c.verdict === 'fail')).toEqual([]);
   });

@@ -19,7 +19,8 @@ Usage: convert_dumps.py --details DIR --out DIR [--miles-root PATH]
 
 --serve keeps one process (and one torch import) for a whole run, as `harness check-run` reads it one step
 at a time: it prints {"ready": true, "python": ..., "torch": ...} (or exits 3 without torch), then answers
-each stdin line {"kind": "rollout_data"|"train_data", "path": FILE} with one stdout line:
+each stdin line {"kind": "rollout_data"|"train_data", "path": FILE, "omit"?: [key, ...]} (sample keys, or
+train columns, left out) with one stdout line, in request order:
 {"ok": true, "document": <as above>, "non_finite": n} or {"ok": false, "error": "<Type>: <message>"}, so a
 truncated or unreadable .pt is named and the next file is still read. EOF on stdin ends it (exit 0).
 """
@@ -61,6 +62,8 @@ def to_jsonable(value, stats):
         return to_jsonable(value.value, stats)
     if isinstance(value, dict):
         return {str(k): to_jsonable(v, stats) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and all(type(v) is int for v in value):
+        return list(value)  # token ids, masks: the bulk of a dump, already JSON (the fast path)
     if isinstance(value, (list, tuple, set, frozenset)):
         return [to_jsonable(v, stats) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -120,6 +123,11 @@ class TorchMissing(Exception):
     pass
 
 
+def without(document, omit):
+    """A dict without the keys a reader asked to leave out (bulky columns it does not read)."""
+    return {k: v for k, v in document.items() if k not in omit} if omit and isinstance(document, dict) else document
+
+
 def with_reward_type(sample, stats):
     """The sample as JSON, plus `reward_python_type` ("int" or "float") for a numeric reward: JSON keeps
     1 and 1.0 apart only as text, and Miles' zero-std metric names its keys by str(round(reward, 1))."""
@@ -130,7 +138,7 @@ def with_reward_type(sample, stats):
     return converted
 
 
-def convert_one(kind, path, payload, stats):
+def convert_one(kind, path, payload, stats, omit=()):
     if not isinstance(payload, dict):
         raise ValueError(f"{path}: expected a dict, got {type(payload).__name__}")
     if kind == "rollout_data":
@@ -142,7 +150,9 @@ def convert_one(kind, path, payload, stats):
             "source": str(path),
             "rollout_id": to_jsonable(payload.get("rollout_id"), stats),
             "metadata": to_jsonable(payload.get("metadata") or {}, stats),
-            "samples": [with_reward_type(s.to_dict() if hasattr(s, "to_dict") else s, stats) for s in samples],
+            "samples": [
+                with_reward_type(without(s.to_dict() if hasattr(s, "to_dict") else s, omit), stats) for s in samples
+            ],
         }
     data = payload.get("rollout_data")
     if not isinstance(data, dict):
@@ -155,7 +165,7 @@ def convert_one(kind, path, payload, stats):
         "cp_rank": to_jsonable(payload.get("cp_rank", 0), stats),
         "cp_size": to_jsonable(payload.get("cp_size", 1), stats),
         "qkv_format": to_jsonable(payload.get("qkv_format"), stats),
-        "rollout_data": to_jsonable(data, stats),
+        "rollout_data": to_jsonable(without(data, omit), stats),
     }
 
 
@@ -201,7 +211,8 @@ def serve(stdin, stdout, load=load_torch_file):
         stats = Stats()
         try:
             request = json.loads(line)
-            document = convert_one(request["kind"], request["path"], load(request["path"]), stats)
+            omit = frozenset(request.get("omit", ()))
+            document = convert_one(request["kind"], request["path"], load(request["path"]), stats, omit)
             answer = json.dumps({"ok": True, "document": document, "non_finite": stats.non_finite}, allow_nan=False)
         except Exception as error:  # named per file; the next request is still served
             answer = json.dumps({"ok": False, "error": f"{type(error).__name__}: {error}"})

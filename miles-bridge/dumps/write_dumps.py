@@ -14,7 +14,7 @@ only modules that fail to import here are replaced (stand_ins.py names each one 
 What a real run adds is not reproduced: the trainer's own columns (log_probs, advantages, ...) and the
 object store's codec between the split and the trainer.
 
-Input (JSON file): {"args": {global_batch_size, dp_size, n_samples_per_prompt, rollout_batch_size,
+Input (JSON file): {"repeat"?: R, "args": {global_batch_size, dp_size, n_samples_per_prompt, rollout_batch_size,
   allow_partial_train_step?, max_tokens_per_gpu?}, "steps": [{"rollout_id": N, "groups": [[[sample dict,
   ...] per rollout] per group], optional global_batch_size / dp_size / allow_partial_train_step overrides}],
   "eval": [{"rollout_id": N, "name": str, "samples": [sample dict, ...]}]}
@@ -30,6 +30,7 @@ Usage: write_dumps.py --miles-root PATH --input FILE --details DIR [--log FILE]
 """
 
 import argparse
+import copy
 import json
 import sys
 from argparse import Namespace
@@ -125,7 +126,16 @@ def main(argv=None):
         return [[[Sample.from_dict(s) for s in rollout] for rollout in group] for group in nested]
 
     results = []
-    for step in spec["steps"]:
+    # "repeat": R writes the steps R times under rollout ids offset by the number of steps (the scale
+    # benchmark's long run, scripts/bench/check-run-bench.ts); a fresh copy each time, since the
+    # trajectory writer pops metadata["messages"] from the samples it is given.
+    repeat = int(spec.get("repeat", 1))
+    planned = (
+        dict(copy.deepcopy(step) if repeat > 1 else step, rollout_id=step["rollout_id"] + k * len(spec["steps"]))
+        for k in range(repeat)
+        for step in spec["steps"]
+    )
+    for step in planned:
         rollout_id = step["rollout_id"]
         # A step may override the batch settings, so one run can hold several schedule cases.
         args.global_batch_size = step.get("global_batch_size", spec["args"]["global_batch_size"])

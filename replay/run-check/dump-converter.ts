@@ -81,9 +81,26 @@ export class DumpConverter {
     return new DumpConverter(child, reader, lines, options, ready);
   }
 
-  /** Converts one file. A file torch cannot read is `{ok: false}`; a converter that died is an error. */
-  async convert(kind: 'rollout_data' | 'train_data', path: string): Promise<Converted> {
-    this.child.stdin.write(`${JSON.stringify({ kind, path })}\n`);
+  /** Answers arrive in request order: each `convert` waits for the one before it to be read. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Converts one file, leaving out `omit` (sample keys or train columns nothing here reads). The request
+   * is sent at once, so the converter works on the next files while the caller checks a step; a file
+   * torch cannot read is `{ok: false}`; a converter that died is an error.
+   */
+  convert(
+    kind: 'rollout_data' | 'train_data',
+    path: string,
+    omit: readonly string[] = [],
+  ): Promise<Converted> {
+    this.child.stdin.write(`${JSON.stringify({ kind, path, omit })}\n`);
+    const answer = this.queue.then(() => this.answer(path));
+    this.queue = answer.catch(() => undefined);
+    return answer;
+  }
+
+  private async answer(path: string): Promise<Converted> {
     const next = await this.lines.next();
     if (next.done)
       throw new HarnessError(

@@ -8,7 +8,7 @@ import type { RunShape } from './check-step.ts';
 import { type ConverterOptions, DumpConverter } from './dump-converter.ts';
 import { type DumpFolder, scanDumpFolder } from './dump-folder.ts';
 import { type MetricScan, scanMetricLog } from './log/scan-log-metrics.ts';
-import { readStep } from './read-step.ts';
+import { type ReadStep, readStep } from './read-step.ts';
 import type { CheckRunReport, RunProblem, RunStep } from './report-schema.ts';
 import { RunChecker, type ShapeFlags } from './run-checker.ts';
 
@@ -86,11 +86,20 @@ export async function checkRunDumps<R>(
   });
   checker.problems.push(...missingSteps(folder, log));
   let begun = false;
+  let next: Promise<ReadStep> | null = null;
   try {
-    for (const files of folder.steps) {
-      if (options.signal?.aborted) throw new HarnessError('replay.interrupted', 'check-run interrupted');
+    const read = (k: number) => {
+      const files = folder.steps[k]!;
       const expected = join(folder.dir, 'rollout_data', `${files.step}.pt`);
-      const checked = checker.add(await readStep(converter, files, folder.ranks, expected));
+      return readStep(converter, files, folder.ranks, expected);
+    };
+    // One step ahead: the converter reads step k+1 while step k is checked (two cores, two processes).
+    next = folder.steps.length > 0 ? read(0) : null;
+    for (let k = 0; k < folder.steps.length; k++) {
+      if (options.signal?.aborted) throw new HarnessError('replay.interrupted', 'check-run interrupted');
+      const current = await next!;
+      next = k + 1 < folder.steps.length ? read(k + 1) : null;
+      const checked = checker.add(current);
       if (checked === null) continue;
       if (!begun && sink) await sink.begin(replayConfig(options, checker.shape!, folder));
       begun = true;
@@ -98,6 +107,8 @@ export async function checkRunDumps<R>(
       options.onStep?.(checked.entry);
     }
   } finally {
+    // A step read ahead of an interruption is dropped with the converter.
+    next?.catch(() => undefined);
     await converter.close();
   }
   const { report, run } = checker.finish({

@@ -147,7 +147,7 @@ describe.skipIf(!ready && !gate.required)('check-run against harness replay, on 
         expect(ours[name], `step ${theirs.step} ${name}`).toBeCloseTo(value, 9);
       }
     });
-    const logged = checked.report.checks.find((c) => c.name === 'logged_metrics_match_dumps')!;
+    const logged = checked.report.checks.find((c) => c.name === 'logged_metrics_match_dump')!;
     expect(logged.verdict, logged.summary).toBe('pass');
     expect(checked.report.totals.metrics_compared).toBeGreaterThan(20);
     console.info(

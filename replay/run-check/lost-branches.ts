@@ -35,9 +35,21 @@ function contentText(content: unknown): string {
   return content === undefined || content === null ? '' : JSON.stringify(content);
 }
 
-/** Trajectory rows by `group_index:sample_index` (the keys `trajectory_rows` writes). */
-export function trajectoryIndex(rows: readonly TrajectoryRow[]): Map<string, TrajectoryRow> {
-  return new Map(rows.map((r) => [`${r.group_index}:${r.sample_index}`, r]));
+/**
+ * Trajectory rows by `group_index:sample_index`, in file order. The siblings of a compacted rollout share
+ * their `index`, so a key holds a rollout's rows; `trajectory_rows` writes one per sample that has
+ * messages, in the samples' order (radixark/miles@31f1ca96 miles/ray/rollout/debug_data.py), and merge.py
+ * gives every kept leaf's sample its messages, so the k-th row of a key is the k-th sample with that key.
+ */
+export function trajectoryIndex(rows: readonly TrajectoryRow[]): Map<string, TrajectoryRow[]> {
+  const index = new Map<string, TrajectoryRow[]>();
+  for (const r of rows) {
+    const key = `${r.group_index}:${r.sample_index}`;
+    const list = index.get(key);
+    if (list) list.push(r);
+    else index.set(key, [r]);
+  }
+  return index;
 }
 
 /**
@@ -50,7 +62,7 @@ export function trajectoryIndex(rows: readonly TrajectoryRow[]): Map<string, Tra
 export function lostBranches(
   step: number,
   groups: readonly Group[],
-  trajectory: ReadonlyMap<string, TrajectoryRow>,
+  trajectory: ReadonlyMap<string, readonly TrajectoryRow[]>,
 ): LostBranch[] {
   const out: LostBranch[] = [];
   for (const rollout of retainedRollouts(groups)) {
@@ -66,7 +78,12 @@ export function lostBranches(
       const next = leaves
         .filter(({ leaf }) => leaf?.path_node_ids.some((id) => id > top))
         .sort((a, b) => a.leaf!.node_id - b.leaf!.node_id)[0];
-      const row = next ? trajectory.get(`${next.sample.group_index}:${next.sample.index}`) : undefined;
+      // The next sample's ordinal among the rollout's samples with its key picks its row.
+      const key = next ? `${next.sample.group_index}:${next.sample.index}` : '';
+      const ordinal = next
+        ? rollout.samples.slice(0, next.position).filter((s) => `${s.group_index}:${s.index}` === key).length
+        : 0;
+      const row = next ? trajectory.get(key)?.[ordinal] : undefined;
       out.push({
         step,
         group_index: rollout.group_index,

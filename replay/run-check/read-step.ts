@@ -174,15 +174,25 @@ export async function readStep(
   }
   const trajectory = files.trajectory === null ? [] : await readTrajectory(files.trajectory, step, problems);
   if (rollout !== null && files.trajectory !== null) {
-    const keys = new Set(rollout.samples.map((s) => `${s.group_index}:${s.index}`));
-    for (const row of trajectory)
-      if (!keys.has(`${row.group_index}:${row.sample_index}`))
+    // Siblings share their index: a key has as many rows as samples at most (lost-branches.ts).
+    const samplesPerKey = new Map<string, number>();
+    for (const s of rollout.samples) {
+      const key = `${s.group_index}:${s.index}`;
+      samplesPerKey.set(key, (samplesPerKey.get(key) ?? 0) + 1);
+    }
+    const rowsPerKey = new Map<string, number>();
+    for (const row of trajectory) {
+      const key = `${row.group_index}:${row.sample_index}`;
+      const seen = (rowsPerKey.get(key) ?? 0) + 1;
+      rowsPerKey.set(key, seen);
+      if (seen > (samplesPerKey.get(key) ?? 0))
         problems.push({
           kind: 'trajectory_row_without_sample',
           step,
           file: files.trajectory,
-          detail: `the row of sample ${row.sample_index} (group ${row.group_index}) has no sample in the step's rollout dump`,
+          detail: `row ${seen} of sample index ${row.sample_index} (group ${row.group_index}): the step's rollout dump has ${samplesPerKey.get(key) ?? 0} samples with that index`,
         });
+    }
   }
   return { step, rollout, train, trajectory, nonFinite, problems };
 }

@@ -36,13 +36,17 @@ export function milesSample(sample: ReplaySample, messages: unknown[] | null): R
 }
 
 /**
- * merge.py sets `metadata["messages"]` from the leaf's last request; the fake's wire samples do not
- * carry it, so it comes from the policy request log, joined by the leaf's response id.
+ * merge.py sets `metadata["messages"]` to the leaf's last request's messages plus the reply
+ * (radixark/miles@31f1ca96 miles/rollout/session/samples/merge.py); the fake's wire samples do not carry
+ * it, so it comes from the policy request log, joined by the leaf's response id.
  */
 export function messagesOf(rollout: Rollout, sample: ReplaySample): unknown[] | null {
   const responseId = leafOf(sample)?.response_id ?? null;
   const request = rollout.requests?.find((r) => r.response_id === responseId);
-  return request?.messages ?? null;
+  if (!request?.messages) return null;
+  return request.reply === undefined || request.reply === null
+    ? request.messages
+    : [...request.messages, request.reply];
 }
 
 /** The writer's input for a replay's steps (kept groups, in the order Miles flattens them). */

@@ -1,4 +1,4 @@
-import { appendFile, cp, mkdtemp, rm, truncate, unlink } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readdir, rm, truncate, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -209,5 +209,21 @@ describe.skipIf(!ready && !gate.required)('check-run against harness replay, on 
     // Steps 0 and 2 are still checked, with what they have.
     expect(report.steps.map((s) => s.step)).toEqual([0, 2]);
     expect(report.steps[0]!.train_ranks).toEqual([1]);
+  }, 60_000);
+
+  it('imports every trajectory row Miles wrote as a session trace that harness trace replay accepts', async () => {
+    const traces = join(dir, 'traces');
+    const io = captureIo({}, { cwd: dir });
+    expect(await main(['trace', 'import', join(dir, 'details'), '--out', traces], io), io.err()).toBe(0);
+    const files = (await readdir(traces)).map((f) => join(traces, f));
+    expect(files).toHaveLength(checked.report.steps.reduce((n, s) => n + s.trajectory_rows, 0));
+    const replay = captureIo({}, { cwd: dir });
+    expect(await main(['trace', 'replay', '--json', ...files.slice(0, 6)], replay), replay.err()).toBe(0);
+    const results = replay
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { turns: { status: number }[] });
+    expect(results.every((r) => r.turns.length > 0 && r.turns.every((t) => t.status === 200))).toBe(true);
   }, 60_000);
 });

@@ -70,7 +70,8 @@ export function lostBranches(
     const kept = new Set<number>();
     for (const { leaf } of leaves) for (const id of leaf?.path_node_ids ?? []) kept.add(id);
     if (kept.size === 0) continue;
-    const last = Math.max(...kept);
+    let last = 0;
+    for (const id of kept) if (id > last) last = id;
     let run: number[] = [];
     const flush = () => {
       if (run.length === 0) return;

@@ -84,7 +84,7 @@ export async function checkRunDumps<R>(
     expectCompaction: options.expectCompaction === true,
     strict: options.strict ?? false,
   });
-  checker.problems.push(...missingSteps(folder, log));
+  for (const p of missingSteps(folder, log)) checker.problems.push(p);
   let begun = false;
   let next: Promise<ReadStep> | null = null;
   try {

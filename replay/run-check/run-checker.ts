@@ -32,7 +32,10 @@ function shapeFor(flags: ShapeFlags, groups: readonly Group[], ranks: number): I
     inferred.push(name);
     return value;
   };
-  const n = pick('n_samples_per_prompt', Math.max(1, ...groups.map((g) => g.rollouts.length)));
+  const n = pick(
+    'n_samples_per_prompt',
+    groups.reduce((most, g) => Math.max(most, g.rollouts.length), 1),
+  );
   const batch = pick('rollout_batch_size', Math.max(1, groups.length));
   // The recipe's relation (one optimizer step a rollout step), and one train file per data-parallel rank.
   const gbs = pick('global_batch_size', n * batch);
@@ -80,7 +83,7 @@ export class RunChecker {
 
   /** Checks one step; its outcome is for the replay report (null when the step had nothing checkable). */
   add(read: ReadStep): { entry: RunStep; outcome: StepOutcome } | null {
-    this.problems.push(...read.problems);
+    for (const p of read.problems) this.problems.push(p);
     let groups: Group[] | null;
     try {
       groups = groupsOfStep(read, this.options.shape.reward_key);

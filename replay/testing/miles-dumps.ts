@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { parseJson } from '../../common/python-json.ts';
 import { DUMP_WRITER } from '../../miles-bridge/entry-points.ts';
 import type { TrainScheduleConfig } from '../grpo/train-schedule.ts';
 import type { Rollout } from '../model/rollout.ts';
@@ -103,5 +104,5 @@ export async function writeMilesDumps(options: {
     { reject: false, stdin: 'ignore' },
   );
   if (result.exitCode !== 0) throw new Error(`write_dumps.py exited ${result.exitCode}: ${result.stderr}`);
-  return JSON.parse(result.stdout) as MilesWriterRun;
+  return parseJson(result.stdout) as MilesWriterRun;
 }

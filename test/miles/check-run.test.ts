@@ -164,7 +164,7 @@ describe.skipIf(!ready && !gate.required)('check-run against harness replay, on 
           const kept = new Set(
             rollout.samples.flatMap((s) => (s.metadata.leaf as { path_node_ids: number[] }).path_node_ids),
           );
-          const last = Math.max(...kept);
+          const last = [...kept].reduce((a, b) => Math.max(a, b), 0);
           for (const node of rollout.tree.nodes)
             if (!kept.has(node.id) && node.id < last)
               expected.push(`${outcome.step}:${rollout.rollout_id ?? rollout.index}:${node.id}`);

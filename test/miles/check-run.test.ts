@@ -1,4 +1,4 @@
-import { appendFile, cp, mkdtemp, readdir, rm, truncate, unlink } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readdir, readFile, rm, truncate, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -194,7 +194,8 @@ describe.skipIf(!ready && !gate.required)('check-run against harness replay, on 
       `${JSON.stringify({ sample_index: 9999, group_index: 0, status: 'completed', reward: 1, prompt: 'p', messages: [] })}\n`,
     );
     const io = captureIo({ MILES_ROOT: gate.milesRoot }, { cwd: dir });
-    const code = await main(['check-run', bad, '--python', gate.python, '--json'], io);
+    const html = join(dir, 'bad.html');
+    const code = await main(['check-run', bad, '--python', gate.python, '--json', '--report', html], io);
     expect(code, io.err()).toBe(1);
     const report = JSON.parse(io.out()) as CheckRunReport;
     const problems = report.problems.map((p) => [p.kind, p.step, p.file?.replace(`${bad}/`, '')]);
@@ -209,6 +210,11 @@ describe.skipIf(!ready && !gate.required)('check-run against harness replay, on 
     // Steps 0 and 2 are still checked, with what they have.
     expect(report.steps.map((s) => s.step)).toEqual([0, 2]);
     expect(report.steps[0]!.train_ranks).toEqual([1]);
+    // The replay's HTML report of the checked steps.
+    const page = await readFile(html, 'utf8');
+    expect(page).toContain('data-step="0"');
+    expect(page).toContain('data-step="2"');
+    expect(page).not.toContain('data-step="1"');
   }, 60_000);
 
   it('imports every trajectory row Miles wrote as a session trace that harness trace replay accepts', async () => {

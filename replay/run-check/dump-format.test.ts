@@ -3,7 +3,7 @@ import { dumpFormatOf, RolloutDumpSchema } from './dump-schema.ts';
 import { dumpSampleToReplay } from './to-check-data.ts';
 
 // Which Miles wrote a dump, from Sample.weight_versions: radixark/miles@31f1ca96 miles/utils/types.py keeps
-// version strings; the newer Miles (shared/specs/miles-next.md, samples wire) span dicts.
+// version strings; the newer Miles (sii-avalanche/miles@4d412b5a miles/rollout/session/samples/codec.py) span dicts.
 const sample = (weight_versions: unknown[]) =>
   RolloutDumpSchema.parse({
     kind: 'rollout_data',

@@ -97,7 +97,7 @@ export type TrajectoryRow = z.infer<typeof TrajectoryRowSchema>;
 /**
  * Which Miles wrote a dump, read off its samples' `weight_versions`: radixark/miles@31f1ca96 keeps a list
  * of version strings (miles/utils/types.py `Sample.weight_versions: list[str]`); the newer Miles
- * (/work/shared/specs/miles-next.md, samples wire) a list of span dicts `{version, abs_start, abs_end}`.
+ * (sii-avalanche/miles@4d412b5a miles/rollout/session/samples/codec.py, the samples wire) a list of span dicts `{version, abs_start, abs_end}`.
  * A dump whose samples carry no versions says neither.
  */
 export const DumpFormatSchema = z.enum(['miles-31f1ca96', 'miles-next-spans', 'undetermined']);

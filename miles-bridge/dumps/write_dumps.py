@@ -18,7 +18,8 @@ Input (JSON file): {"repeat"?: R, "args": {global_batch_size, dp_size, n_samples
   allow_partial_train_step?, max_tokens_per_gpu?}, "steps": [{"rollout_id": N, "groups": [[[sample dict,
   ...] per rollout] per group], optional global_batch_size / dp_size / allow_partial_train_step overrides}],
   "eval": [{"rollout_id": N, "name": str, "samples": [sample dict, ...]}]}
-Sample dicts use Miles' Sample field names (Sample.from_dict).
+Sample dicts use Miles' Sample field names (Sample.from_dict), plus an optional "reward_type" ("int" or
+"float": the Python type of the reward, which JSON cannot keep).
 Output (stdout, JSON): {"replaced": [[module, why], ...], "steps": [{"rollout_id", "mode", "num_rollouts",
   "partitions", "error"}]}.
 
@@ -122,8 +123,18 @@ def main(argv=None):
     spec = json.loads(Path(options.input).read_text())
     args = miles_args(spec["args"], options.details)
 
+    def sample_of(record):
+        # JSON writes a float 1.0 as 1: "reward_type" says which Python type the reward had (Harbor's
+        # agent server gives floats), and Miles' zero-std metric keys on str(round(reward, 1)).
+        record = dict(record)
+        reward_type = record.pop("reward_type", None)
+        reward = record.get("reward")
+        if reward_type == "float" and isinstance(reward, int) and not isinstance(reward, bool):
+            record["reward"] = float(reward)
+        return Sample.from_dict(record)
+
     def samples_of(nested):
-        return [[[Sample.from_dict(s) for s in rollout] for rollout in group] for group in nested]
+        return [[[sample_of(s) for s in rollout] for rollout in group] for group in nested]
 
     results = []
     # "repeat": R writes the steps R times under rollout ids offset by the number of steps (the scale
@@ -171,7 +182,7 @@ def main(argv=None):
             dict(rollout_id=rollout_id, mode=mode, num_rollouts=num_rollouts, partitions=partitions, error=None)
         )
     for entry in spec.get("eval", []):
-        data = {entry["name"]: {"samples": [Sample.from_dict(s) for s in entry["samples"]]}}
+        data = {entry["name"]: {"samples": [sample_of(s) for s in entry["samples"]]}}
         save_debug_rollout_data(args, data, rollout_id=entry["rollout_id"], evaluation=True)
 
     print(json.dumps(dict(replaced=replaced, steps=results)))

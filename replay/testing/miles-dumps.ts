@@ -26,6 +26,8 @@ export function milesSample(sample: ReplaySample, messages: unknown[] | null): R
     loss_mask: sample.loss_mask,
     rollout_log_probs: sample.rollout_log_probs,
     reward: sample.reward,
+    // JSON writes 1.0 as 1; the writer restores the Python type (Harbor's agent server gives floats).
+    reward_type: sample.reward_type ?? 'float',
     status: sample.status,
     remove_sample: sample.remove_sample,
     metadata: { ...sample.metadata, ...(messages ? { messages } : {}) },

@@ -81,6 +81,7 @@ const ERROR_DETAILS = {
   'config.launcher_raised': facts<Record<string, unknown>>(),
   'config.launcher_shape': facts<Record<string, unknown>>(),
   'config.dump_row_unkeyed': facts<{ row: number }>(),
+  'config.dump_folder': facts<{ dir: string; reason: string }>(),
   'config.prompts_invalid': facts<{ source: string; line: number }>(),
   'config.prompts_empty': facts<{ source: string }>(),
   'config.prompts_unreadable': facts<{ path?: string }>(),
@@ -89,6 +90,7 @@ const ERROR_DETAILS = {
   'dumps.unreadable': facts<{ file: string }>(),
   'dumps.invalid': facts<{ file?: string; path?: string }>(),
   'dumps.missing': facts<{ dir: string }>(),
+  'dumps.converter_failed': facts<{ python: string; stderr: string; exitCode?: number | undefined }>(),
   'threshold.missing_step': facts<{ expression: string }>(),
   'threshold.not_boolean': facts<{ expression: string }>(),
   'threshold.type': facts<{ expression: string }>(),
@@ -113,6 +115,7 @@ const ERROR_DETAILS = {
   // Unmet preconditions of a gated command (exit 3): what the machine lacks, not a bad input.
   'precondition.miles_no_checkout': facts<{ reason: string }>(),
   'precondition.miles_python': facts<{ reason: string }>(),
+  'precondition.dump_converter': facts<{ python: string; reason: string }>(),
 };
 
 export type HarnessErrorDetails = typeof ERROR_DETAILS;

@@ -4,12 +4,12 @@ import { relative } from 'node:path';
 import { HarnessError, isHarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import type { HarborServer } from '../fakes/harbor/server.ts';
-import type { SmokeCheck } from './dumps/check-result.ts';
-import { checkTrainStepLogged } from './dumps/checks/train-step-logged.ts';
-import { loadConvertedDumps } from './dumps/load-dumps.ts';
-import { validateDumps } from './dumps/validate-dumps.ts';
+import { TENSOR_PARALLEL_SIZE } from '../recipe/validate.ts';
+import type { SmokeCheck } from '../replay/run-check/check-result.ts';
+import { checkTrainStepLogged } from '../replay/run-check/checks/train-step-logged.ts';
+import { type MetricScan, scanMetricLog } from '../replay/run-check/log/scan-log-metrics.ts';
+import { checkRunDumps } from '../replay/run-check/run-check.ts';
 import { startSmokeHarbor, summarizeTrials } from './harbor/start-smoke-harbor.ts';
-import { type MetricScan, scanMetricLog } from './metrics/scan-log-metrics.ts';
 import { smokePromptLines } from './plan/prompt-data.ts';
 import { redactPlan } from './plan/render-plan.ts';
 import type { PlannedCommand, SmokePlan } from './plan/smoke-plan.ts';
@@ -37,8 +37,6 @@ export interface SmokeRunDeps {
   /** Starts the Harbor mock (tests may swap it). */
   readonly startHarbor?: typeof startSmokeHarbor;
   readonly now?: () => Date;
-  /** Overall limit for the converter, which reads every dump with torch. */
-  readonly converterTimeoutMs?: number;
 }
 
 const CLEANUP_TIMEOUT_MS = 120_000;
@@ -95,7 +93,6 @@ export async function runSmoke(
       log_file: plan.paths.log_file,
       harbor_log: plan.paths.harbor_log,
       report_file: plan.paths.report_file,
-      converted_dir: plan.paths.converted_dir,
     },
   };
   const finish = (
@@ -230,57 +227,62 @@ async function validate(
   problems: string[],
 ): Promise<SmokeReport> {
   const { io } = deps;
-  const convertSink = createLogSink({ path: plan.paths.log_file, prefix: '[convert]', terminal: io.stdout });
+  // The dumps are read and checked by `harness check-run`'s own engine (replay/run-check), one step at a
+  // time through one converter process: the smoke run has no validator of its own.
+  const stepSink = createLogSink({ path: plan.paths.log_file, prefix: '[check-run]', terminal: io.stdout });
   let conversion: NonNullable<SmokeReport['conversion']>;
+  let checks: SmokeCheck[];
   try {
-    const converted = await run(
-      plan.converter,
-      io,
-      convertSink,
-      '',
-      deps.converterTimeoutMs ?? 1_800_000,
-      5_000,
+    const { report } = await checkRunDumps(
+      {
+        dir: plan.paths.details_dir,
+        logScan: scan,
+        converter: {
+          python: plan.converter.command,
+          milesRoot: plan.miles_root,
+          env: { ...childEnv(io.env), ...plan.converter.env },
+        },
+        shape: {
+          n_samples_per_prompt: plan.variables.n_samples_per_prompt!,
+          rollout_batch_size: plan.variables.rollout_batch_size!,
+          global_batch_size: plan.variables.global_batch_size!,
+          dp_size: Math.max(
+            1,
+            Math.floor((plan.variables.gpus_per_node! * plan.variables.nodes!) / TENSOR_PARALLEL_SIZE),
+          ),
+        },
+        expectCompaction: true,
+        signal: io.signal,
+        onStep: (s) =>
+          stepSink.line(
+            `step ${s.step}: ${s.samples} samples, train ranks ${s.train_ranks.join(',') || '-'}`,
+          ),
+      },
+      null,
     );
-    if (converted.kind === 'aborted') {
-      problems.push('interrupted during dump conversion');
+    conversion = {
+      exit_code: 0,
+      message: `read ${report.steps.length} steps (dump format ${report.dump_format})`,
+    };
+    for (const p of report.problems)
+      problems.push(
+        `dump problem ${p.kind}${p.step === null ? '' : ` at step ${p.step}`} (${p.file ?? '-'}): ${p.detail}`,
+      );
+    checks = [checkTrainStepLogged(scan.metrics, scan.unreadableLines), ...report.checks];
+  } catch (error) {
+    if (!isHarnessError(error)) throw error;
+    if (error.code === 'replay.interrupted') {
+      problems.push('interrupted while checking the dumps');
       return finish('interrupted', EXIT.interrupted, logged);
     }
     conversion = {
-      exit_code: converted.exitCode,
-      message:
-        converted.kind === 'exited'
-          ? converted.exitCode === 0
-            ? 'converted'
-            : `convert_dumps.py exited ${converted.exitCode} (3: no torch, 4: no dumps)`
-          : (converted.spawnError ?? converted.kind),
+      exit_code: error.code.startsWith('precondition.') ? EXIT.precondition : EXIT.failed,
+      message: error.reason,
     };
+    problems.push(`the dumps could not be read (${error.code}): ${error.reason}; see ${plan.paths.log_file}`);
+    return finish('dumps_unusable', EXIT.failed, { ...logged, conversion });
   } finally {
-    await convertSink.close();
-  }
-  if (conversion.exit_code !== 0) {
-    problems.push(`the dumps could not be converted: ${conversion.message}; see ${plan.paths.log_file}`);
-    return finish('dumps_unusable', EXIT.failed, { ...logged, conversion });
-  }
-  let checks: SmokeCheck[];
-  try {
-    const dumps = await loadConvertedDumps(plan.paths.converted_dir);
-    checks = [
-      checkTrainStepLogged(scan.metrics, scan.unreadableLines),
-      ...validateDumps(
-        dumps,
-        {
-          n_samples_per_prompt: plan.variables.n_samples_per_prompt!,
-          rollout_batch_size: plan.variables.rollout_batch_size!,
-        },
-        scan.metrics,
-      ),
-    ];
-  } catch (error) {
-    if (!isHarnessError(error)) throw error;
-    problems.push(
-      `the converted dumps are unusable (${error.code}): ${error.message.replace(/^\[harness\] /, '')}`,
-    );
-    return finish('dumps_unusable', EXIT.failed, { ...logged, conversion });
+    await stepSink.close();
   }
   const results = applyThresholds(thresholds, { variables: plan.variables, metrics: scan.metrics });
   for (const c of checks.filter((x) => x.verdict === 'fail'))

@@ -15,6 +15,14 @@ Standard library plus torch (only to read the .pt files). Exit codes: 0 converte
 read or written; 2 usage; 3 torch is not importable; 4 no dumps found.
 
 Usage: convert_dumps.py --details DIR --out DIR [--miles-root PATH]
+       convert_dumps.py --serve [--miles-root PATH]
+
+--serve keeps one process (and one torch import) for a whole run, as `harness check-run` reads it one step
+at a time: it prints {"ready": true, "python": ..., "torch": ...} (or exits 3 without torch), then answers
+each stdin line {"kind": "rollout_data"|"train_data", "path": FILE, "omit"?: [key, ...]} (sample keys, or
+train columns, left out) with one stdout line, in request order:
+{"ok": true, "document": <as above>, "non_finite": n} or {"ok": false, "error": "<Type>: <message>"}, so a
+truncated or unreadable .pt is named and the next file is still read. EOF on stdin ends it (exit 0).
 """
 
 import argparse
@@ -54,6 +62,8 @@ def to_jsonable(value, stats):
         return to_jsonable(value.value, stats)
     if isinstance(value, dict):
         return {str(k): to_jsonable(v, stats) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and all(type(v) is int for v in value):
+        return list(value)  # token ids, masks: the bulk of a dump, already JSON (the fast path)
     if isinstance(value, (list, tuple, set, frozenset)):
         return [to_jsonable(v, stats) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -113,7 +123,22 @@ class TorchMissing(Exception):
     pass
 
 
-def convert_one(kind, path, payload, stats):
+def without(document, omit):
+    """A dict without the keys a reader asked to leave out (bulky columns it does not read)."""
+    return {k: v for k, v in document.items() if k not in omit} if omit and isinstance(document, dict) else document
+
+
+def with_reward_type(sample, stats):
+    """The sample as JSON, plus `reward_python_type` ("int" or "float") for a numeric reward: JSON keeps
+    1 and 1.0 apart only as text, and Miles' zero-std metric names its keys by str(round(reward, 1))."""
+    converted = to_jsonable(sample, stats)
+    reward = sample.get("reward") if isinstance(sample, dict) else None
+    if isinstance(converted, dict) and isinstance(reward, (int, float)) and not isinstance(reward, bool):
+        converted["reward_python_type"] = "int" if isinstance(reward, int) else "float"
+    return converted
+
+
+def convert_one(kind, path, payload, stats, omit=()):
     if not isinstance(payload, dict):
         raise ValueError(f"{path}: expected a dict, got {type(payload).__name__}")
     if kind == "rollout_data":
@@ -125,7 +150,9 @@ def convert_one(kind, path, payload, stats):
             "source": str(path),
             "rollout_id": to_jsonable(payload.get("rollout_id"), stats),
             "metadata": to_jsonable(payload.get("metadata") or {}, stats),
-            "samples": [to_jsonable(s.to_dict() if hasattr(s, "to_dict") else s, stats) for s in samples],
+            "samples": [
+                with_reward_type(without(s.to_dict() if hasattr(s, "to_dict") else s, omit), stats) for s in samples
+            ],
         }
     data = payload.get("rollout_data")
     if not isinstance(data, dict):
@@ -138,7 +165,7 @@ def convert_one(kind, path, payload, stats):
         "cp_rank": to_jsonable(payload.get("cp_rank", 0), stats),
         "cp_size": to_jsonable(payload.get("cp_size", 1), stats),
         "qkv_format": to_jsonable(payload.get("qkv_format"), stats),
-        "rollout_data": to_jsonable(data, stats),
+        "rollout_data": to_jsonable(without(data, omit), stats),
     }
 
 
@@ -165,10 +192,40 @@ def convert(details_dir, out_dir, load=load_torch_file):
     return summary
 
 
+def serve(stdin, stdout, load=load_torch_file):
+    """One JSON request per line in, one JSON answer per line out (see the module's docstring)."""
+    try:
+        import torch
+    except ImportError as error:
+        print(
+            f"convert_dumps: torch is not importable by {sys.executable} ({error}); "
+            "reading Miles' .pt dumps needs it: run this with the Python that runs Miles",
+            file=sys.stderr,
+        )
+        return EXIT_NO_TORCH
+    stdout.write(json.dumps({"ready": True, "python": sys.executable, "torch": getattr(torch, "__version__", "unknown")}) + "\n")
+    stdout.flush()
+    for line in stdin:
+        if not line.strip():
+            continue
+        stats = Stats()
+        try:
+            request = json.loads(line)
+            omit = frozenset(request.get("omit", ()))
+            document = convert_one(request["kind"], request["path"], load(request["path"]), stats, omit)
+            answer = json.dumps({"ok": True, "document": document, "non_finite": stats.non_finite}, allow_nan=False)
+        except Exception as error:  # named per file; the next request is still served
+            answer = json.dumps({"ok": False, "error": f"{type(error).__name__}: {error}"})
+        stdout.write(answer + "\n")
+        stdout.flush()
+    return EXIT_OK
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--details", required=True, help="the run's --dump-details folder")
-    parser.add_argument("--out", required=True, help="where the JSON goes")
+    parser.add_argument("--details", help="the run's --dump-details folder")
+    parser.add_argument("--out", help="where the JSON goes")
+    parser.add_argument("--serve", action="store_true", help="convert files named on stdin, one JSON line each")
     parser.add_argument("--miles-root", help="a Miles checkout to import from (pickled Miles classes)")
     try:
         args = parser.parse_args(argv)
@@ -176,6 +233,11 @@ def main(argv=None):
         return EXIT_OK if exit_.code == 0 else EXIT_USAGE
     if args.miles_root:
         sys.path.insert(0, args.miles_root)
+    if args.serve:
+        return serve(sys.stdin, sys.stdout)
+    if not args.details or not args.out:
+        print("convert_dumps: --details and --out are required (or --serve)", file=sys.stderr)
+        return EXIT_USAGE
     if not Path(args.details).is_dir():
         print(f"convert_dumps: no such folder: {args.details}", file=sys.stderr)
         return EXIT_NO_DUMPS

@@ -47,14 +47,7 @@ describe('harness smoke --dry-run', { timeout: 20_000 }, () => {
       expect.arrayContaining([11000, 30000, 30031, 31000, 6379, 8265]),
     );
     expect(plan.cleanup.map((c) => [c.command, ...c.args])).toEqual([['ray', 'stop', '--force']]);
-    expect(plan.converter.args.slice(1)).toEqual([
-      '--details',
-      '/work/ci/.smoke/nightly-1/details',
-      '--out',
-      '/work/ci/.smoke/nightly-1/smoke/converted',
-      '--miles-root',
-      '/src/miles',
-    ]);
+    expect(plan.converter.args.slice(1)).toEqual(['--serve', '--miles-root', '/src/miles']);
     expect(plan.thresholds.expressions.length).toBeGreaterThan(0);
     expect(plan.variables).toMatchObject({ rollout_count: 8, num_rollout: 2 });
   });

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
 import { commandHelp, parseFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
 import { HarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
@@ -9,6 +10,7 @@ import { milesProfileLine } from '../../contracts/miles-profile.ts';
 import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { readSessionTrace } from '../../contracts/trace.ts';
 import { familyModel } from '../../fakes/tokenizer/tito.ts';
+import { importTrajectories } from '../../replay/trace/import-folder.ts';
 import {
   type ReplayResult,
   replayTrace,
@@ -122,18 +124,50 @@ async function runReplay(argv: readonly string[], io: CliIo): Promise<number> {
   return differences === 0 ? 0 : 1;
 }
 
+const IMPORT_SPEC = {
+  command: 'trace import',
+  operands: 'DIR|FILE.jsonl',
+  about: `Turns a recipe run's trajectory rows (trajectory/<step>.jsonl of a --dump-details folder: each kept
+sample's conversation) into session-trace/1 files, one per row, for 'harness trace replay' and
+'harness conformance'. Calls no kept sample holds (trimmed retries, summaries) are not in the rows.`,
+  flags: {
+    out: valueFlag(
+      'DIR',
+      z.string().min(1),
+      'where the traces go (<step>-g<group>-s<sample index>-<k>.json)',
+    ),
+  },
+};
+
+async function runImport(argv: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseFlags(argv, IMPORT_SPEC, io);
+  if (parsed === undefined) return 0;
+  if (parsed.positionals.length !== 1)
+    throw new HarnessError('usage.missing_argument', 'trace import: expected one DIR or FILE.jsonl', {
+      details: { command: 'trace import', expected: 'DIR|FILE.jsonl' },
+    });
+  const result = await importTrajectories(
+    resolve(io.cwd, parsed.positionals[0]!),
+    resolve(io.cwd, parsed.values.out),
+  );
+  for (const s of result.skipped) io.stderr.write(`trace import: skipped ${s.file}:${s.line}: ${s.reason}\n`);
+  io.stdout.write(`${result.written.length} traces written to ${resolve(io.cwd, parsed.values.out)}\n`);
+  return result.skipped.length === 0 ? EXIT.ok : EXIT.failed;
+}
+
 export const command: CliCommand = {
-  summary: 'replay session traces through a (fake or real) session server',
+  summary: 'replay session traces through a (fake or real) session server; import them from a run',
   async run(argv: readonly string[], io: CliIo): Promise<number> {
     const [sub, ...rest] = argv;
     if (sub === 'replay') return runReplay(rest, io);
+    if (sub === 'import') return runImport(rest, io);
     if (sub === undefined || sub === '--help' || sub === '-h') {
-      io.stdout.write(commandHelp(SPEC));
+      io.stdout.write(`${commandHelp(SPEC)}\n${commandHelp(IMPORT_SPEC)}`);
       return sub === undefined ? EXIT.usage : EXIT.ok;
     }
     throw new HarnessError(
       'usage.unknown_subcommand',
-      `trace ${sub}: unknown subcommand; expected 'trace replay FILE...' (see harness trace --help)`,
+      `trace ${sub}: unknown subcommand; expected 'trace replay FILE...' or 'trace import DIR --out DIR' (see harness trace --help)`,
       {
         details: { command: 'trace', subcommand: sub },
       },

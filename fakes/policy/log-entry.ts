@@ -28,6 +28,12 @@ export interface ChatSeen {
   readonly directive: Directive | null;
 }
 
+/** A completion body's `choices[0].message`, or null for an error answer. */
+function replyMessage(body: unknown): unknown {
+  const choices = (body as { choices?: { message?: unknown }[] } | null)?.choices;
+  return Array.isArray(choices) ? (choices[0]?.message ?? null) : null;
+}
+
 export function logEntry(seen: ChatSeen, answer: Answer, keepMessages: boolean): PolicyLogEntry {
   return {
     at: seen.at,
@@ -39,7 +45,7 @@ export function logEntry(seen: ChatSeen, answer: Answer, keepMessages: boolean):
     lastMessageHead: seen.summary.lastHead,
     inputIdsLength: seen.inputIds === null ? null : seen.inputIds.length,
     inputIdsDigest: seen.inputIdsHashes === null ? null : idsDigest(seen.inputIdsHashes),
-    ...(keepMessages ? { messages: seen.messages } : {}),
+    ...(keepMessages ? { messages: seen.messages, reply: replyMessage(answer.body) } : {}),
     responseId: answer.responseId,
     status: answer.status,
     finishReason: answer.finishReason,

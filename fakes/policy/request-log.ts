@@ -21,6 +21,8 @@ export interface PolicyLogEntry {
   readonly inputIdsDigest: string | null;
   /** The messages themselves, only in a log built with `keepMessages` (tests that need the text). */
   readonly messages?: readonly unknown[];
+  /** The reply's message (a 200's `choices[0].message`), kept with `messages`. */
+  readonly reply?: unknown;
   /** The `id` of the completion sent back; null for an error answer. */
   readonly responseId: string | null;
   readonly status: number;

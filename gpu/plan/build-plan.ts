@@ -113,7 +113,6 @@ export function buildSmokePlan(options: SmokeOptions, ctx: PlanContext): SmokePl
       report_file: join(smokeDir, 'report.json'),
       prompt_data: config.prompt_data,
       details_dir: derived.save_traces_dir,
-      converted_dir: join(smokeDir, 'converted'),
       checkpoints_dir: derived.save_dir,
       hf_checkpoint: derived.hf_checkpoint,
       ref_load: derived.ref_load,
@@ -139,15 +138,8 @@ export function buildSmokePlan(options: SmokeOptions, ctx: PlanContext): SmokePl
       : [{ command: 'ray', args: ['stop', '--force'], cwd: options.miles_root, env: {} }],
     converter: {
       command: 'python3',
-      args: [
-        DUMP_CONVERTER,
-        '--details',
-        derived.save_traces_dir,
-        '--out',
-        join(smokeDir, 'converted'),
-        '--miles-root',
-        options.miles_root,
-      ],
+      // `harness check-run`'s converter: one process reading the .pt files step by step (replay/run-check).
+      args: [DUMP_CONVERTER, '--serve', '--miles-root', options.miles_root],
       cwd: ctx.harnessRoot,
       env: {},
     },

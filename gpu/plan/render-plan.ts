@@ -70,7 +70,6 @@ export function renderPlanText(plan: SmokePlan): string {
     `  report          ${p.report_file}`,
     `  prompt data     ${p.prompt_data}`,
     `  Miles dumps     ${p.details_dir}`,
-    `  converted dumps ${p.converted_dir}`,
     `  checkpoints     ${p.checkpoints_dir}${plan.keep_checkpoints ? '' : ' (removed after the run; --keep-checkpoints keeps them)'}`,
     `  HF checkpoint   ${p.hf_checkpoint}`,
     `  torch_dist      ${p.ref_load}${plan.skip_prepare ? ' (must exist: --skip-prepare)' : ' (written by the prepare step)'}`,

@@ -41,7 +41,6 @@ export const SmokePlanSchema = z.object({
     prompt_data: z.string(),
     /** Miles' `--dump-details` folder. */
     details_dir: z.string(),
-    converted_dir: z.string(),
     checkpoints_dir: z.string(),
     hf_checkpoint: z.string(),
     ref_load: z.string(),

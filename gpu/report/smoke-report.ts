@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SmokeCheckSchema } from '../dumps/check-result.ts';
+import { SmokeCheckSchema } from '../../replay/run-check/check-result.ts';
 import { PreconditionSchema } from '../preconditions/precondition.ts';
 import { ThresholdResultSchema } from '../thresholds/apply-thresholds.ts';
 
@@ -32,7 +32,6 @@ export const SmokeReportSchema = z.object({
     log_file: z.string(),
     harbor_log: z.string(),
     report_file: z.string(),
-    converted_dir: z.string(),
   }),
   preconditions: z.array(PreconditionSchema),
   launcher: z

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../common/errors.ts';
-import type { MetricPoint } from '../metrics/metric-table.ts';
+import type { MetricPoint } from '../../replay/run-check/log/metric-table.ts';
 import { evaluateExpression } from './evaluate.ts';
 import { parseExpression } from './expression.ts';
 

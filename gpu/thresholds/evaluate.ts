@@ -1,5 +1,5 @@
 import { HarnessError } from '../../common/errors.ts';
-import type { MetricPoint, MetricTable } from '../metrics/metric-table.ts';
+import type { MetricPoint, MetricTable } from '../../replay/run-check/log/metric-table.ts';
 import { type Node, parseExpression } from './expression.ts';
 import { metricProvenance } from './metric-provenance.ts';
 

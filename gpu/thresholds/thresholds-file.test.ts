@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../common/errors.ts';
-import type { MetricPoint } from '../metrics/metric-table.ts';
+import type { MetricPoint } from '../../replay/run-check/log/metric-table.ts';
 import { applyThresholds } from './apply-thresholds.ts';
 import { loadThresholds, parseThresholds } from './thresholds-file.ts';
 

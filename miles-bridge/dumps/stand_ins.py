@@ -27,8 +27,9 @@ def _module(name, why, **attributes):
     return module
 
 
-def install():
-    """Installs the stand-ins for modules that cannot be imported here; leaves real ones alone."""
+def install(tracking=False):
+    """Installs the stand-ins for modules that cannot be imported here; leaves real ones alone. With
+    `tracking`, log_rollout_data runs too: its tracking backend (wandb/tensorboard) is replaced by a no-op."""
     try:
         import ray  # noqa: F401  (Miles' own image has it: use the real one)
     except ImportError:
@@ -75,4 +76,23 @@ def install():
             configure_logger_raw=_unavailable("miles.utils.logging_utils.configure_logger_raw"),
             configure_strict_async_warnings=_unavailable("miles.utils.logging_utils.configure_strict_async_warnings"),
         )
+    if tracking:
+        try:
+            from pydantic import TypeAdapter  # noqa: F401,F811
+            import miles.utils.tracking_utils  # noqa: F401
+        except ImportError:
+            # log_rollout_data prints its dict with logger.info (the line a launcher log holds), then hands
+            # it to tracking.log for wandb/tensorboard; that module needs pydantic 2. The log line is the
+            # product here; the backend call is dropped.
+            package = _module(
+                "miles.utils.tracking_utils",
+                "its backends need pydantic 2 (Debian has 1); log_rollout_data's logger.info line is what "
+                "is kept, the tracking.log call after it (wandb/tensorboard) does nothing here",
+            )
+            package.__path__ = []
+            package.tracking = _module(
+                "miles.utils.tracking_utils.tracking",
+                "see miles.utils.tracking_utils",
+                log=lambda *_args, **_kwargs: None,
+            )
     return REPLACED

@@ -5,18 +5,21 @@ For every step of the input: Miles' postprocess_rollout_data (validation, flatte
 save_debug_rollout_data (rollout_data/<N>.pt and trajectory/<N>.jsonl), convert_samples_to_train_data,
 the DP split (split_train_data_by_dp_scheduled_raw when can_schedule_on_rollout_side holds, else
 split_train_data_by_dp_raw: split_train_data_by_dp without the object store), process_rollout_data_shard
-and save_debug_train_data_for_rank for each rank (train_data/<N>_<rank>.pt). Eval entries go through
+and save_debug_train_data_for_rank for each rank (train_data/<N>_<rank>.pt). With --log FILE, Miles'
+log_rollout_data runs after the dump, as RolloutManager.generate calls it, and its `perf N: {...}` line
+(logger.info) is appended to FILE, so the log is what a run's launcher log holds. Eval entries go through
 save_debug_rollout_data(evaluation=True) (rollout_data/eval_<N>.pt). Miles is imported from --miles-root;
 only modules that fail to import here are replaced (stand_ins.py names each one and why).
 
 What a real run adds is not reproduced: the trainer's own columns (log_probs, advantages, ...) and the
 object store's codec between the split and the trainer.
 
-Input (JSON file): {"args": {global_batch_size, dp_size, n_samples_per_prompt, rollout_batch_size,
+Input (JSON file): {"repeat"?: R, "args": {global_batch_size, dp_size, n_samples_per_prompt, rollout_batch_size,
   allow_partial_train_step?, max_tokens_per_gpu?}, "steps": [{"rollout_id": N, "groups": [[[sample dict,
   ...] per rollout] per group], optional global_batch_size / dp_size / allow_partial_train_step overrides}],
   "eval": [{"rollout_id": N, "name": str, "samples": [sample dict, ...]}]}
-Sample dicts use Miles' Sample field names (Sample.from_dict).
+Sample dicts use Miles' Sample field names (Sample.from_dict), plus an optional "reward_type" ("int" or
+"float": the Python type of the reward, which JSON cannot keep).
 Output (stdout, JSON): {"replaced": [[module, why], ...], "steps": [{"rollout_id", "mode", "num_rollouts",
   "partitions", "error"}]}.
 
@@ -24,10 +27,11 @@ A step where Miles raises (postprocess_rollout_data's "Not enough samples", a sp
 reported with its message and writes no train data. Exit codes: 0 done; 1 anything else raised; 2 usage;
 3 Miles or torch cannot be imported.
 
-Usage: write_dumps.py --miles-root PATH --input FILE --details DIR
+Usage: write_dumps.py --miles-root PATH --input FILE --details DIR [--log FILE]
 """
 
 import argparse
+import copy
 import json
 import sys
 from argparse import Namespace
@@ -60,6 +64,16 @@ def miles_args(spec, details):
         allow_partial_train_step=spec.get("allow_partial_train_step", False),
         micro_batch_size=1,
         multi_lora=False,
+        # What log_rollout_data reads (miles/ray/rollout/metrics.py), as the recipe leaves them.
+        custom_rollout_log_function_path=None,
+        load_debug_rollout_data=None,
+        log_passrate=False,
+        rollout_num_gpus=spec.get("rollout_num_gpus"),
+        use_session_server="v2",
+        sglang_speculative_algorithm=None,
+        log_reward_category=None,
+        ci_test=False,
+        wandb_always_use_train_step=False,
     )
 
 
@@ -68,6 +82,7 @@ def main(argv=None):
     parser.add_argument("--miles-root", required=True)
     parser.add_argument("--input", required=True)
     parser.add_argument("--details", required=True)
+    parser.add_argument("--log", help="append log_rollout_data's `perf N: {...}` lines here")
     try:
         options = parser.parse_args(argv)
     except SystemExit as exit_:
@@ -77,7 +92,7 @@ def main(argv=None):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import stand_ins
 
-    replaced = stand_ins.install()
+    replaced = stand_ins.install(tracking=options.log is not None)
     try:
         from miles.ray.rollout.debug_data import save_debug_rollout_data
         from miles.ray.rollout.rollout_data_conversion import postprocess_rollout_data
@@ -90,18 +105,48 @@ def main(argv=None):
         )
         from miles.utils.train_dump_utils import save_debug_train_data_for_rank
         from miles.utils.types import Sample
+
+        if options.log:
+            from miles.ray.rollout.metrics import log_rollout_data
     except ImportError as error:
         print(f"write_dumps: cannot import Miles from {options.miles_root}: {error}", file=sys.stderr)
         return EXIT_MISSING
 
+    if options.log:
+        import logging
+
+        handler = logging.FileHandler(options.log)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        metrics_logger = logging.getLogger("miles.ray.rollout.metrics")
+        metrics_logger.addHandler(handler)
+        metrics_logger.setLevel(logging.INFO)
     spec = json.loads(Path(options.input).read_text())
     args = miles_args(spec["args"], options.details)
 
+    def sample_of(record):
+        # JSON writes a float 1.0 as 1: "reward_type" says which Python type the reward had (Harbor's
+        # agent server gives floats), and Miles' zero-std metric keys on str(round(reward, 1)).
+        record = dict(record)
+        reward_type = record.pop("reward_type", None)
+        reward = record.get("reward")
+        if reward_type == "float" and isinstance(reward, int) and not isinstance(reward, bool):
+            record["reward"] = float(reward)
+        return Sample.from_dict(record)
+
     def samples_of(nested):
-        return [[[Sample.from_dict(s) for s in rollout] for rollout in group] for group in nested]
+        return [[[sample_of(s) for s in rollout] for rollout in group] for group in nested]
 
     results = []
-    for step in spec["steps"]:
+    # "repeat": R writes the steps R times under rollout ids offset by the number of steps (the scale
+    # benchmark's long run, scripts/bench/check-run-bench.ts); a fresh copy each time, since the
+    # trajectory writer pops metadata["messages"] from the samples it is given.
+    repeat = int(spec.get("repeat", 1))
+    planned = (
+        dict(copy.deepcopy(step) if repeat > 1 else step, rollout_id=step["rollout_id"] + k * len(spec["steps"]))
+        for k in range(repeat)
+        for step in spec["steps"]
+    )
+    for step in planned:
         rollout_id = step["rollout_id"]
         # A step may override the batch settings, so one run can hold several schedule cases.
         args.global_batch_size = step.get("global_batch_size", spec["args"]["global_batch_size"])
@@ -115,6 +160,9 @@ def main(argv=None):
         try:
             data, metadata = postprocess_rollout_data(args, samples_of(step["groups"]), parallel)
             save_debug_rollout_data(args, data, rollout_id=rollout_id, evaluation=False, metadata=metadata)
+            if options.log:
+                # RolloutManager.generate's order: the dump first (it moves messages to the sidecar), then the log.
+                log_rollout_data(rollout_id, args, data, dict(step.get("extra_metrics", {})), step.get("rollout_time", 1.0))
             train_data = convert_samples_to_train_data(args, data, metadata, None, None)
             mode = "rollout_side" if can_schedule_on_rollout_side(args, train_data, parallel) else "legacy"
             if mode == "rollout_side":
@@ -134,7 +182,7 @@ def main(argv=None):
             dict(rollout_id=rollout_id, mode=mode, num_rollouts=num_rollouts, partitions=partitions, error=None)
         )
     for entry in spec.get("eval", []):
-        data = {entry["name"]: {"samples": [Sample.from_dict(s) for s in entry["samples"]]}}
+        data = {entry["name"]: {"samples": [sample_of(s) for s in entry["samples"]]}}
         save_debug_rollout_data(args, data, rollout_id=entry["rollout_id"], evaluation=True)
 
     print(json.dumps(dict(replaced=replaced, steps=results)))

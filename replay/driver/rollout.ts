@@ -56,7 +56,7 @@ function toPolicyRequests(entries: readonly PolicyLogEntry[]): PolicyRequest[] {
       last_message_head: e.lastMessageHead,
       input_ids_length: e.inputIdsLength,
       input_ids_digest: e.inputIdsDigest,
-      ...(e.messages === undefined ? {} : { messages: [...e.messages] }),
+      ...(e.messages === undefined ? {} : { messages: [...e.messages], reply: e.reply ?? null }),
       output_ids: null,
     }));
 }

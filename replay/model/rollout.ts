@@ -20,6 +20,8 @@ export const PolicyRequestSchema = z.object({
   input_ids_digest: z.string().nullable(),
   /** The messages themselves, only when the replay was told to keep them (`keepRequestMessages`). */
   messages: z.array(z.unknown()).optional(),
+  /** The reply's message, kept with `messages`. */
+  reply: z.unknown().optional(),
   /** The completion ids the backend returned, when the log has them. */
   output_ids: z.array(z.number().int()).nullable(),
 });

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConvertedDumps } from '../../gpu/dumps/load-dumps.ts';
-import { overallVerdict, validateDumps } from '../../gpu/dumps/validate-dumps.ts';
-import type { MetricPoint } from '../../gpu/metrics/metric-table.ts';
 import { trainRolloutId } from '../../replay/grpo/loss-weights.ts';
 import { buildTrainSchedule, type TrainScheduleConfig } from '../../replay/grpo/train-schedule.ts';
-import type { Rollout } from '../../replay/model/rollout.ts';
-import { leafOf, type ReplaySample } from '../../replay/model/sample.ts';
+import type { ReplaySample } from '../../replay/model/sample.ts';
+import { loadConvertedDumps } from '../../replay/run-check/load-converted.ts';
+import type { MetricPoint } from '../../replay/run-check/log/metric-table.ts';
+import { overallVerdict, validateDumps } from '../../replay/run-check/validate-dumps.ts';
 import { type ReplayRun, runReplay } from '../../replay/run-replay.ts';
+import { messagesOf, milesSample } from '../../replay/testing/miles-dumps.ts';
 import { workedExampleRows } from '../../replay/testing/worked-example.ts';
 import { milesGate } from './gate.ts';
 
@@ -36,33 +36,6 @@ interface MilesStep {
   readonly num_rollouts: number[] | null;
   readonly partitions: number[][] | null;
   readonly error: string | null;
-}
-
-/** A replay sample as a `Sample.to_dict()`-shaped dict, with the conversation Miles' merge attaches. */
-function milesSample(sample: ReplaySample, messages: unknown[] | null): Record<string, unknown> {
-  return {
-    group_index: sample.group_index,
-    index: sample.index,
-    rollout_id: sample.rollout_id,
-    tokens: sample.tokens,
-    response_length: sample.response_length,
-    loss_mask: sample.loss_mask,
-    rollout_log_probs: sample.rollout_log_probs,
-    reward: sample.reward,
-    status: sample.status,
-    remove_sample: sample.remove_sample,
-    metadata: { ...sample.metadata, ...(messages ? { messages } : {}) },
-  };
-}
-
-/**
- * merge.py sets `metadata["messages"]` from the leaf's last request; the fake's wire samples do not
- * carry it, so it comes from the policy request log, joined by the leaf's response id.
- */
-function messagesOf(rollout: Rollout, sample: ReplaySample): unknown[] | null {
-  const responseId = leafOf(sample)?.response_id ?? null;
-  const request = rollout.requests?.find((r) => r.response_id === responseId);
-  return request?.messages ?? null;
 }
 
 async function writeWithMiles(

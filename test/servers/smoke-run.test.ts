@@ -74,7 +74,7 @@ describe('harness smoke on a fake machine', () => {
     expect(io.out()).toContain('[miles] fake launcher: mode ok');
     expect(log).toContain('[miles] harbor health: {"status":"ok"');
     expect(log).toContain("[miles] (MegatronTrainRayActor pid=2) step 1: {'train/loss'");
-    expect(log).toContain('[convert] {"details"');
+    expect(log).toContain('[check-run] step 0: ');
     expect(report?.train_steps).toEqual([0, 1]);
     const verdicts = Object.fromEntries(report!.checks.map((c) => [c.name, c.verdict]));
     expect(verdicts).toMatchObject({

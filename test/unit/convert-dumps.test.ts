@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConvertedDumps } from '../../gpu/dumps/load-dumps.ts';
-import { validateDumps } from '../../gpu/dumps/validate-dumps.ts';
+import { loadConvertedDumps } from '../../replay/run-check/load-converted.ts';
+import { validateDumps } from '../../replay/run-check/validate-dumps.ts';
 
 // miles-bridge/convert_dumps.py: its pure-Python parts run wherever python3 does; the torch round trip needs
 // an interpreter with torch (the GPU runner has one; elsewhere the test says it is skipped and why).
@@ -123,7 +123,11 @@ print(json.dumps(c.convert(${JSON.stringify(details)}, ${JSON.stringify(out)}, l
     const dumps = await loadConvertedDumps(out);
     expect(dumps.rollout.map((d) => d.rollout_id)).toEqual([0, 1]);
     const original = JSON.parse(readFileSync(join(FIXTURE, 'rollout_data', '0.json'), 'utf8'));
-    expect(dumps.rollout[0]!.samples).toEqual(original.samples);
+    // The converter adds each numeric reward's Python type (JSON keeps 1 and 1.0 apart only as text).
+    expect(dumps.rollout[0]!.samples.map(({ reward_python_type: _, ...s }) => s)).toEqual(original.samples);
+    expect(dumps.rollout[0]!.samples.map((s) => s.reward_python_type)).toEqual(
+      original.samples.map((s: { reward: number }) => (Number.isInteger(s.reward) ? 'int' : 'float')),
+    );
     const checks = validateDumps(dumps, { n_samples_per_prompt: 4, rollout_batch_size: 2 }, new Map());
     expect(checks.filter((c) => c.verdict === 'fail')).toEqual([]);
   });

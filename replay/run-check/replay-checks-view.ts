@@ -1,14 +1,7 @@
-import type { Evidence } from '../../replay/checks/evidence-schema.ts';
-import { runApplicableChecks } from '../../replay/checks/index.ts';
-import type { CheckResult } from '../../replay/checks/types.ts';
-import type { MetricTable } from '../metrics/metric-table.ts';
+import type { Evidence } from '../checks/evidence-schema.ts';
+import type { CheckRun } from '../checks/run-checks.ts';
+import type { CheckResult } from '../checks/types.ts';
 import { type DumpEvidence, MAX_EVIDENCE, type SmokeCheck } from './check-result.ts';
-import { checkCompactionHappened } from './checks/compaction-happened.ts';
-import { checkLoggedMetricsMatch } from './checks/logged-metrics-match.ts';
-import { checkLossMaskShape } from './checks/loss-mask-shape.ts';
-import { checkTrainMaskSums } from './checks/train-mask-sums.ts';
-import type { ConvertedDumps } from './schema.ts';
-import { checkDataFromDumps, type DumpRunShape } from './to-check-data.ts';
 
 function fromReplayEvidence(e: Evidence): DumpEvidence {
   return {
@@ -21,6 +14,8 @@ function fromReplayEvidence(e: Evidence): DumpEvidence {
     detail: e.detail,
   };
 }
+
+const rank = (e: Evidence): number => (e.severity === 'fail' ? 0 : e.severity === 'finding' ? 1 : 2);
 
 function fromReplayResult(result: CheckResult): SmokeCheck {
   const { fail, finding } = result.counts;
@@ -35,20 +30,9 @@ function fromReplayResult(result: CheckResult): SmokeCheck {
   };
 }
 
-const rank = (e: Evidence): number => (e.severity === 'fail' ? 0 : e.severity === 'finding' ? 1 : 2);
-
-/**
- * Every check the smoke run applies to a run's converted dumps: the replay's invariant checks through
- * the dump adapter (those the dumps cannot support are `undecided`, naming what they lack), then the
- * checks that only make sense on Miles' own dumps.
- */
-export function validateDumps(
-  dumps: ConvertedDumps,
-  shape: DumpRunShape,
-  metrics: MetricTable,
-): SmokeCheck[] {
-  const run = runApplicableChecks(checkDataFromDumps(dumps, shape));
-  const replay: SmokeCheck[] = [
+/** The replay's check run as dump checks: those the dumps cannot support are `undecided`, naming what they lack. */
+export function replayChecksAsSmoke(run: CheckRun): SmokeCheck[] {
+  return [
     ...run.results.map(fromReplayResult),
     ...run.skipped.map(
       (s): SmokeCheck => ({
@@ -59,13 +43,6 @@ export function validateDumps(
         evidence: [],
       }),
     ),
-  ];
-  return [
-    ...replay,
-    checkLossMaskShape(dumps.rollout),
-    checkCompactionHappened(dumps.rollout),
-    checkTrainMaskSums(dumps.train),
-    checkLoggedMetricsMatch(dumps.rollout, metrics, shape.reward_key),
   ];
 }
 

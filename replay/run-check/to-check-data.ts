@@ -1,9 +1,6 @@
 import { HarnessError } from '../../common/errors.ts';
-import { groupsFromFlatSamples, retainedRows } from '../../replay/checks/index.ts';
-import type { CheckData, CheckStep } from '../../replay/checks/types.ts';
-import type { NormalizationConfig } from '../../replay/grpo/config.ts';
-import { type ReplaySample, ReplaySampleSchema } from '../../replay/model/sample.ts';
-import type { ConvertedDumps, DumpSample, TrainDump } from './schema.ts';
+import { type ReplaySample, ReplaySampleSchema } from '../model/sample.ts';
+import type { DumpSample, TrainDump } from './dump-schema.ts';
 
 /** What the dumps do not say but the checks need: the run's group shape and reward flags. */
 export interface DumpRunShape {
@@ -24,6 +21,31 @@ function rewardValue(sample: DumpSample, rewardKey: string | undefined): number 
   return null;
 }
 
+/** The dumped fields the rollout-side metrics read (replay/model/sample.ts), where present and well-formed. */
+function optionalFields(sample: DumpSample): Partial<ReplaySample> {
+  const raw = sample as Record<string, unknown>;
+  const out: Partial<ReplaySample> = {};
+  if (typeof raw.response === 'string') out.response = raw.response;
+  const cache = raw.prefix_cache_info as
+    | { cached_tokens?: unknown; total_prompt_tokens?: unknown }
+    | undefined;
+  if (cache && Number.isInteger(cache.cached_tokens) && Number.isInteger(cache.total_prompt_tokens))
+    out.prefix_cache_info = {
+      cached_tokens: cache.cached_tokens as number,
+      total_prompt_tokens: cache.total_prompt_tokens as number,
+    };
+  if (Array.isArray(raw.weight_versions))
+    // The newer Miles' spans carry their version; the metric reads versions (replay/metrics/weight-version.ts).
+    out.weight_versions = raw.weight_versions.map((v) =>
+      v !== null && typeof v === 'object' && 'version' in v ? (v as { version: unknown }).version : v,
+    );
+  if (typeof raw.non_generation_time === 'number') out.non_generation_time = raw.non_generation_time;
+  // The converter names the reward's Python type (convert_dumps.py `with_reward_type`).
+  if (raw.reward_python_type === 'int' || raw.reward_python_type === 'float')
+    out.reward_type = raw.reward_python_type;
+  return out;
+}
+
 /** One dumped `Sample.to_dict()` in the replay's data model. */
 export function dumpSampleToReplay(sample: DumpSample, rewardKey?: string): ReplaySample {
   const logProbs = (sample as { rollout_log_probs?: unknown }).rollout_log_probs;
@@ -41,6 +63,8 @@ export function dumpSampleToReplay(sample: DumpSample, rewardKey?: string): Repl
     reward: rewardValue(sample, rewardKey),
     remove_sample: sample.remove_sample,
     metadata: sample.metadata,
+    // What only the rollout-side metrics read, when the dump carries it (Sample.to_dict has every field).
+    ...optionalFields(sample),
   });
   if (!parsed.success)
     throw new HarnessError(
@@ -60,7 +84,7 @@ const rowIdentity = (rolloutId: number, index: number | null, tokens: readonly n
  * when the global batch size does not divide the step's rollouts. The whole list is null when the
  * shards cannot say (no shards, no `rollout_ids` column, or not one row matched).
  */
-function advantagesFromShards(
+export function advantagesFromShards(
   rows: readonly ReplaySample[],
   shards: readonly TrainDump[],
 ): (number | null)[] | null {
@@ -84,37 +108,4 @@ function advantagesFromShards(
     out.push(value ?? null);
   }
   return out.some((v) => v !== null) ? out : null;
-}
-
-/**
- * The adapter from converted dumps to the replay's `CheckData`, so the smoke run applies the replay's
- * own invariant checks (`replay/checks`) to what Miles really produced. Trees and policy request logs are
- * not in the dumps; the checks that need them say so.
- */
-export function checkDataFromDumps(dumps: ConvertedDumps, shape: DumpRunShape): CheckData {
-  const normalization: NormalizationConfig = {
-    advantage_estimator: 'grpo',
-    rewards_normalization: true,
-    grpo_std_normalization: true,
-    n_samples_per_prompt: shape.n_samples_per_prompt,
-    rollout_batch_size: shape.rollout_batch_size,
-  };
-  const steps: CheckStep[] = dumps.rollout.map((dump) => {
-    const step = Number(dump.rollout_id);
-    const groups = groupsFromFlatSamples(dump.samples.map((s) => dumpSampleToReplay(s, shape.reward_key)));
-    return {
-      step,
-      groups,
-      advantages: advantagesFromShards(
-        retainedRows(groups),
-        dumps.train.filter((t) => t.rollout_id === step),
-      ),
-    };
-  });
-  return {
-    steps,
-    n_samples_per_prompt: shape.n_samples_per_prompt,
-    rollout_batch_size: shape.rollout_batch_size,
-    normalization,
-  };
 }

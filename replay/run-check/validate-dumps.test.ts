@@ -3,10 +3,10 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { computeCompactionMetrics } from '../../replay/metrics/compaction-metrics.ts';
 import { buildDumpCases } from '../../scripts/fixtures/smoke-dumps/build.ts';
-import type { MetricPoint } from '../metrics/metric-table.ts';
-import { loadConvertedDumps } from './load-dumps.ts';
+import { computeCompactionMetrics } from '../metrics/compaction-metrics.ts';
+import { loadConvertedDumps } from './load-converted.ts';
+import type { MetricPoint } from './log/metric-table.ts';
 import { dumpSampleToReplay } from './to-check-data.ts';
 import { overallVerdict, validateDumps } from './validate-dumps.ts';
 

@@ -1,4 +1,4 @@
-import type { DumpSample } from './schema.ts';
+import type { DumpSample } from './dump-schema.ts';
 
 /**
  * A rollout's identity in a dump, as Miles' metrics key it: the prompt group plus `rollout_id`, which

@@ -1,5 +1,5 @@
 import { type DumpEvidence, MAX_EVIDENCE, type SmokeCheck } from '../check-result.ts';
-import type { RolloutDump } from '../schema.ts';
+import type { RolloutDump } from '../dump-schema.ts';
 
 /**
  * Every dumped sample's loss mask covers exactly its response (Miles asserts `len(loss_mask) ==

@@ -1,5 +1,5 @@
-import type { MetricTable } from '../../metrics/metric-table.ts';
 import type { SmokeCheck } from '../check-result.ts';
+import type { MetricTable } from '../log/metric-table.ts';
 
 /** Training really stepped: `train/step` (logged by `log_train_step` after every optimizer step) is in the log. */
 export function checkTrainStepLogged(metrics: MetricTable, unreadableLines: number): SmokeCheck {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EvidenceKindSchema } from '../../replay/checks/evidence-schema.ts';
+import { EvidenceKindSchema } from '../checks/evidence-schema.ts';
 
 /** Where in the dumps a check looked: enough to find the row again. */
 const DumpEvidenceSchema = z.object({

@@ -1,6 +1,6 @@
 import { type DumpEvidence, MAX_EVIDENCE, type SmokeCheck } from '../check-result.ts';
+import type { RolloutDump } from '../dump-schema.ts';
 import { bucketByRollout } from '../rollout-key.ts';
-import type { RolloutDump } from '../schema.ts';
 
 /**
  * The smoke run tunes every episode to compact, so every step must hold more training samples than

@@ -9,7 +9,7 @@ import {
   RolloutDumpSchema,
   type TrainDump,
   TrainDumpSchema,
-} from './schema.ts';
+} from './dump-schema.ts';
 
 async function listJson(dir: string): Promise<string[]> {
   try {

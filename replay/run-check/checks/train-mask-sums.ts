@@ -1,5 +1,5 @@
 import { type DumpEvidence, MAX_EVIDENCE, type SmokeCheck } from '../check-result.ts';
-import type { TrainDump } from '../schema.ts';
+import type { TrainDump } from '../dump-schema.ts';
 
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 

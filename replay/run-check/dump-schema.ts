@@ -78,3 +78,38 @@ export interface ConvertedDumps {
   readonly rollout: readonly RolloutDump[];
   readonly train: readonly TrainDump[];
 }
+
+/**
+ * One line of `trajectory/<step>.jsonl`: a sample's raw conversation, written before the `.pt` and
+ * removed from the sample's metadata there (radixark/miles@31f1ca96 miles/ray/rollout/debug_data.py
+ * `trajectory_rows`, `save_debug_trajectory_data`). Only samples with `metadata["messages"]` have a row.
+ */
+export const TrajectoryRowSchema = z.looseObject({
+  sample_index: z.number().int().nullable(),
+  group_index: z.number().int().nullable(),
+  status: z.string(),
+  reward: z.number().nullable(),
+  prompt: z.unknown(),
+  messages: z.array(z.looseObject({ role: z.string(), content: z.unknown().optional() })),
+});
+export type TrajectoryRow = z.infer<typeof TrajectoryRowSchema>;
+
+/**
+ * Which Miles wrote a dump, read off its samples' `weight_versions`: radixark/miles@31f1ca96 keeps a list
+ * of version strings (miles/utils/types.py `Sample.weight_versions: list[str]`); the newer Miles
+ * (sii-avalanche/miles@4d412b5a miles/rollout/session/samples/codec.py, the samples wire) a list of span dicts `{version, abs_start, abs_end}`.
+ * A dump whose samples carry no versions says neither.
+ */
+export const DumpFormatSchema = z.enum(['miles-31f1ca96', 'miles-next-spans', 'undetermined']);
+export type DumpFormat = z.infer<typeof DumpFormatSchema>;
+
+export function dumpFormatOf(samples: readonly Record<string, unknown>[]): DumpFormat {
+  for (const s of samples) {
+    const versions = s.weight_versions;
+    if (!Array.isArray(versions) || versions.length === 0) continue;
+    const first = versions[0];
+    if (typeof first === 'string' || typeof first === 'number') return 'miles-31f1ca96';
+    if (first !== null && typeof first === 'object' && 'version' in first) return 'miles-next-spans';
+  }
+  return 'undetermined';
+}

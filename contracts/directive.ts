@@ -12,6 +12,11 @@ export const DirectiveSchema = z.strictObject({
     .array(z.strictObject({ name: z.string(), arguments: z.string() }))
     .max(16)
     .optional(),
+  /**
+   * The exact completion ids to emit (`output_token_logprobs`), over the render of the reply message: a
+   * fault the message cannot express, e.g. a turn ended by `<|endoftext|>` (docs/field-failures.md).
+   */
+  completion_ids: z.array(z.number().int().nonnegative()).min(1).max(100_000).optional(),
   /** Reply length in words (synthetic mode). */
   completion_words: z.number().int().min(0).max(100_000).optional(),
   /** Answer this non-200 instead of a completion. */

@@ -63,6 +63,8 @@ interface Reply extends ReplyMessage {
   readonly traceTurn: number | null;
   /** Cut at `max_tokens`: the completion ids lose their stop token. */
   readonly cut: boolean;
+  /** The ids the script states for this reply, emitted as they are (no render, no cut). */
+  readonly statedIds?: readonly number[];
 }
 
 /** A turn answered right away (a refusal, a scripted non-200) or a reply to wrap as a completion. */
@@ -132,6 +134,7 @@ function scriptedTurn(book: ScriptBook, directive: Directive | null, headers: He
     responseId: `resp-${turn}`,
     traceTurn: turn,
     cut: false,
+    ...(response.completion_ids === undefined ? {} : { statedIds: response.completion_ids }),
   };
   return { kind: 'reply', reply };
 }
@@ -158,7 +161,9 @@ function syntheticTurn(state: AnswerState, chat: ChatInput, maxTokens: number | 
 
 /** The reply as SGLang's completion; the prompt and completion go into the prefix cache. */
 function completed(state: AnswerState, chat: ChatInput, reply: Reply): Answer {
-  const completionIds = idsFor(state.family, reply.message, reply.cut);
+  // Stated ids (the script's, else the directive's) are emitted as they are: a fault no message renders to.
+  const completionIds =
+    reply.statedIds ?? chat.directive?.completion_ids ?? idsFor(state.family, reply.message, reply.cut);
   const cachedTokens = state.prefixCache.cachedTokens(chat.routingKey, chat.promptIds);
   state.prefixCache.insert(chat.routingKey, chat.promptIds, completionIds);
   const body = buildChatCompletion({

@@ -13,6 +13,7 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   differential: () => import('./commands/differential.ts'),
   episodes: () => import('./commands/episodes.ts'),
   fuzz: () => import('./commands/fuzz.ts'),
+  catalogue: () => import('./commands/catalogue.ts'),
 };
 
 /** The top-level help: every command with its one-line summary (loading each command only here). */

@@ -34,7 +34,7 @@ const TraceErrorSchema = z.object({
   body: z.unknown(),
 });
 
-const TraceTurnSchema = z.object({
+export const TraceTurnSchema = z.object({
   request: z.looseObject({ messages: z.array(MessageSchema) }),
   response: z.union([TraceReplySchema, TraceErrorSchema]),
 });

@@ -133,6 +133,11 @@ export class Qwen3Tokenizer {
     return this.specialIds.has(id);
   }
 
+  /** Whether the id is in the vocabulary or the added tokens (what `decode` can spell). */
+  knowsId(id: number): boolean {
+    return this.inner.id_to_token(id) !== undefined;
+  }
+
   /** Nothing to learn (the toy learns words to decode them). */
   learnMessage(_message: unknown): void {}
 }

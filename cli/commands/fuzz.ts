@@ -9,6 +9,7 @@ import { plural } from '../../common/plural.ts';
 import { wholeNumber } from '../../common/whole-number.ts';
 import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
 import { identityHolds, lostTotal } from '../../replay/accounting/schema.ts';
+import { DEFAULT_FAULT_RATE, FUZZ_FAULT_KINDS, faultParams } from '../../replay/fuzz/faults.ts';
 import { type FuzzResult, runFuzz } from '../../replay/fuzz/run-fuzz.ts';
 import type { CliCommand, CliIo } from '../io.ts';
 import { tokenizerFlag } from './serve/options.ts';
@@ -38,6 +39,11 @@ failed check (findings do not count) is shrunk to a minimal one, written as epis
       "run shard I of K (1-based): this machine's share of the campaign [default: 1/1]",
     ),
     tokenizer: tokenizerFlag("toy [default] or qwen3 (Qwen3's real tokenizer and the qwen3 TITO family)"),
+    faults: valueFlag(
+      'KINDS',
+      z.string().min(1).optional(),
+      `KIND[,KIND...][:RATE]: field-failure kinds mixed into the generated episodes at RATE\n(default ${DEFAULT_FAULT_RATE}): ${FUZZ_FAULT_KINDS.join(', ')}\n(docs/field-failures.md)`,
+    ),
     json: switchFlag(
       `print {"runs", "seed", "failures": [{"check", "episodes", "command"}], ...} on\nstdout (people's text then goes to stderr)`,
     ),
@@ -85,6 +91,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     flags.json_file === undefined ? undefined : await checkOutputFile(io.cwd, flags.json_file, '--json-file');
   // --json: stdout carries only the JSON document; people's text goes to stderr (docs/cli.md).
   const people = flags.json ? io.stderr : io.stdout;
+  const params = flags.faults === undefined ? undefined : faultParams(flags.faults, flags.tokenizer);
   const [index, count] = flags.shard;
   const started = performance.now();
   const result = await runFuzz({
@@ -94,6 +101,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     outDir: resolve(io.cwd, flags.out),
     tasks: await readTb2Tasks(),
     tokenizer: flags.tokenizer,
+    ...(params === undefined ? {} : { params }),
     signal: io.signal,
     onProgress: (done, total) => {
       if (done === total || done % Math.max(1, Math.ceil(total / 10)) === 0)

@@ -1,5 +1,6 @@
 import type { Directive } from '../../contracts/directive.ts';
 import { isTraceReply } from '../../contracts/trace.ts';
+import { QWEN3_IDS } from '../tokenizer/qwen3-tokenizer.ts';
 import { type TitoFamily, titoFamily } from '../tokenizer/tito.ts';
 import { buildChatCompletion, completionId, errorBody } from './completion.ts';
 import { contextLimitMessage } from './context-limit.ts';
@@ -159,11 +160,28 @@ function syntheticTurn(state: AnswerState, chat: ChatInput, maxTokens: number | 
   };
 }
 
+/**
+ * The directive's `end_token`: the stop token swapped for `<|endoftext|>` (Qwen3 only: the toy has no such
+ * token, so it is refused), or null when there is nothing to swap (a cut reply has no stop token).
+ */
+function endWith(family: AnswerState['family'], ids: number[], token: 'endoftext'): number[] | string {
+  if (family.model !== 'qwen3')
+    return `directive end_token ${token}: the ${family.model} family's tokenizer has no <|endoftext|>`;
+  if (ids.at(-1) !== QWEN3_IDS.imEnd) return ids;
+  return [...ids.slice(0, -1), QWEN3_IDS.endOfText];
+}
+
 /** The reply as SGLang's completion; the prompt and completion go into the prefix cache. */
 function completed(state: AnswerState, chat: ChatInput, reply: Reply): Answer {
   // Stated ids (the script's, else the directive's) are emitted as they are: a fault no message renders to.
-  const completionIds =
+  let completionIds =
     reply.statedIds ?? chat.directive?.completion_ids ?? idsFor(state.family, reply.message, reply.cut);
+  const endToken = chat.directive?.end_token;
+  if (endToken !== undefined) {
+    const swapped = endWith(state.family, [...completionIds], endToken);
+    if (typeof swapped === 'string') return refusal(400, swapped);
+    completionIds = swapped;
+  }
   const cachedTokens = state.prefixCache.cachedTokens(chat.routingKey, chat.promptIds);
   state.prefixCache.insert(chat.routingKey, chat.promptIds, completionIds);
   const body = buildChatCompletion({

@@ -61,4 +61,20 @@ describe('stated completion ids', () => {
     const directive = JSON.stringify({ completion_ids: [5, 6] });
     expect(await outputIds({ [TRACE_TURN_HEADER]: '1', [DIRECTIVE_HEADER]: directive })).toEqual([5, 6]);
   });
+
+  it('refuses end_token endoftext on the toy family, which has no <|endoftext|>', async () => {
+    const response = await fetch('http://stated.test/v1/chat/completions', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        [TRACE_TURN_HEADER]: '1',
+        [DIRECTIVE_HEADER]: JSON.stringify({ end_token: 'endoftext' }),
+      },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toBe(
+      "directive end_token endoftext: the default family's tokenizer has no <|endoftext|>",
+    );
+  });
 });

@@ -26,7 +26,9 @@ describe.skipIf(gate.unmet.length > 0)(
     ? `field-failure catalogue through Miles (skipped: ${gate.unmet.map((u) => u.split(':')[0]).join(', ')})`
     : 'field-failure catalogue through Miles',
   () => {
-    it(`gives every row the Miles verdict it recorded under ${DEFAULT_MILES_PROFILE.name}`, async () => {
+    it(`gives every row the Miles verdict it recorded under ${DEFAULT_MILES_PROFILE.name}`, {
+      timeout: 1_200_000,
+    }, async () => {
       const rows = await readCatalogue(await catalogueFiles());
       const results = await runCatalogue(
         rows.map((r) => r.scenario),

@@ -115,8 +115,8 @@ function addedTokensOf(file: Record<string, unknown>): { ids: Map<string, number
     const t = token as { id?: unknown; content?: unknown };
     if (typeof t.content === 'string' && typeof t.id === 'number') ids.set(t.content, t.id);
   }
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const alternatives = [...ids.keys()].sort((a, b) => b.length - a.length).map(escape);
+  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const alternatives = [...ids.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
   return { ids, pattern: new RegExp(alternatives.join('|'), 'g') };
 }
 

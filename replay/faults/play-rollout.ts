@@ -66,7 +66,7 @@ export async function playFaultRollout(
         }),
       ),
     );
-    turns.push(...answered);
+    for (const answer of answered) turns.push(answer);
   }
   const get = await exchange('get', base, { method: 'GET' });
   const samplesBody = { max_seq_len: rollout.max_seq_len, metadata: agentMetadata(rollout) };

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   episodes: () => import('./commands/episodes.ts'),
   fuzz: () => import('./commands/fuzz.ts'),
   'check-run': () => import('./commands/check-run.ts'),
+  catalogue: () => import('./commands/catalogue.ts'),
 };
 
 /** The top-level help: every command with its one-line summary (loading each command only here). */

@@ -112,6 +112,8 @@ const ERROR_DETAILS = {
   'config.session_picker_path': facts<{ field: string }>(),
   'config.generator_params': facts<{ source?: string; issues?: unknown }>(),
   'config.tokenizer_file': facts<{ path: string; reason: string }>(),
+  'config.scenario_invalid': facts<{ source: string; field?: string }>(),
+  'config.scenario_refused': facts<{ source: string; reason: string }>(),
   // Unmet preconditions of a gated command (exit 3): what the machine lacks, not a bad input.
   'precondition.miles_no_checkout': facts<{ reason: string }>(),
   'precondition.miles_python': facts<{ reason: string }>(),

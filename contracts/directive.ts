@@ -12,6 +12,16 @@ export const DirectiveSchema = z.strictObject({
     .array(z.strictObject({ name: z.string(), arguments: z.string() }))
     .max(16)
     .optional(),
+  /**
+   * The exact completion ids to emit (`output_token_logprobs`), over the render of the reply message: a
+   * fault the message cannot express, e.g. a turn ended by `<|endoftext|>` (docs/field-failures.md).
+   */
+  completion_ids: z.array(z.number().int().nonnegative()).min(1).max(100_000).optional(),
+  /**
+   * End the completion with this token instead of the family's stop token: `endoftext` is Qwen3's
+   * `<|endoftext|>` (151643) in place of `<|im_end|>`, a stop the field sees (docs/field-failures.md).
+   */
+  end_token: z.enum(['endoftext']).optional(),
   /** Reply length in words (synthetic mode). */
   completion_words: z.number().int().min(0).max(100_000).optional(),
   /** Answer this non-200 instead of a completion. */

@@ -15,6 +15,12 @@ const MessageSchema = z.looseObject({ role: z.string() });
 const TraceReplySchema = z.looseObject({
   message: z.looseObject({ role: z.string(), content: z.unknown() }),
   finish_reason: z.string(),
+  /**
+   * The exact ids the policy emits for this reply (its `output_token_logprobs`), when the trace states
+   * them: a fault the message cannot express (a turn ended by `<|endoftext|>`, a lost `\n`). Without it
+   * the ids are the family's render of the message (`completionIds`).
+   */
+  completion_ids: z.array(z.number().int().nonnegative()).min(1).optional(),
 });
 
 /** A non-200 backend answer, passed through by the session server unrecorded. */
@@ -28,7 +34,7 @@ const TraceErrorSchema = z.object({
   body: z.unknown(),
 });
 
-const TraceTurnSchema = z.object({
+export const TraceTurnSchema = z.object({
   request: z.looseObject({ messages: z.array(MessageSchema) }),
   response: z.union([TraceReplySchema, TraceErrorSchema]),
 });

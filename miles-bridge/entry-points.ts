@@ -13,6 +13,8 @@ function bridgeFile(name: string): string {
 export const SESSION_SERVER_LAUNCHER = bridgeFile('./session_server.py');
 /** Miles' own rollout path on CPU (`harness differential`). */
 export const ROLLOUT_DRIVER = bridgeFile('./rollout_driver.py');
+/** Miles' reward post-processing and pass@k on given rows (`harness catalogue --miles-root`). */
+export const REWARD_ROWS = bridgeFile('./reward_rows.py');
 /** Miles' own dump writers (`save_debug_rollout_data`, the trajectory sidecar, train data) on CPU. */
 export const DUMP_WRITER = bridgeFile('./dumps/write_dumps.py');
 /** A `--dump-details` folder's `.pt` files as JSON (`harness smoke`). */
@@ -30,6 +32,7 @@ export const TOY_TOKENIZER = bridgeFile('./toy_tokenizer.py');
 export const BRIDGE_ENTRY_POINTS = {
   SESSION_SERVER_LAUNCHER,
   ROLLOUT_DRIVER,
+  REWARD_ROWS,
   DUMP_WRITER,
   DUMP_CONVERTER,
   LAUNCHER_READER,

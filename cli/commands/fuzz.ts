@@ -11,6 +11,7 @@ import { type MilesProfile, milesProfileLine } from '../../contracts/miles-profi
 import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
 import { identityHolds, lostTotal } from '../../replay/accounting/schema.ts';
+import { DEFAULT_FAULT_RATE, FUZZ_FAULT_KINDS, faultParams } from '../../replay/fuzz/faults.ts';
 import { type FuzzResult, runFuzz } from '../../replay/fuzz/run-fuzz.ts';
 import type { CliCommand, CliIo } from '../io.ts';
 import { tokenizerFlag } from './serve/options.ts';
@@ -41,6 +42,11 @@ failed check (findings do not count) is shrunk to a minimal one, written as epis
     ),
     tokenizer: tokenizerFlag("toy [default] or qwen3 (Qwen3's real tokenizer and the qwen3 TITO family)"),
     'miles-profile': milesProfileFlag,
+    faults: valueFlag(
+      'KINDS',
+      z.string().min(1).optional(),
+      `KIND[,KIND...][:RATE]: field-failure kinds mixed into the generated episodes at RATE\n(default ${DEFAULT_FAULT_RATE}): ${FUZZ_FAULT_KINDS.join(', ')}\n(docs/field-failures.md)`,
+    ),
     json: switchFlag(
       `print {"runs", "seed", "miles_profile", "failures": [{"check", "episodes", "command"}], ...}\non stdout (people's text then goes to stderr)`,
     ),
@@ -89,6 +95,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     flags.json_file === undefined ? undefined : await checkOutputFile(io.cwd, flags.json_file, '--json-file');
   // --json: stdout carries only the JSON document; people's text goes to stderr (docs/cli.md).
   const people = flags.json ? io.stderr : io.stdout;
+  const params = flags.faults === undefined ? undefined : faultParams(flags.faults, flags.tokenizer);
   const [index, count] = flags.shard;
   const started = performance.now();
   const result = await runFuzz({
@@ -99,6 +106,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     tasks: await readTb2Tasks(),
     tokenizer: flags.tokenizer,
     milesProfile: flags.miles_profile,
+    ...(params === undefined ? {} : { params }),
     signal: io.signal,
     onProgress: (done, total) => {
       if (done === total || done % Math.max(1, Math.ceil(total / 10)) === 0)

@@ -54,6 +54,8 @@ export const CallSpecSchema = z.strictObject({
   finish_reason: z.enum(['stop', 'length', 'abort']).optional(),
   /** Answer with this non-200 instead of a completion. */
   error: ForcedErrorSchema.optional(),
+  /** The reply ends with `<|endoftext|>` instead of `<|im_end|>` (the `end_token` directive; qwen3 only). */
+  end_token: z.enum(['endoftext']).optional(),
   /** Answer the first attempt with a context-length 400 (main calls: the reactive trigger). */
   context_error: z.boolean().optional(),
   /** Completed (200) replies the client throws away and re-sends, as a retry after a client-side failure. */

@@ -1,5 +1,6 @@
 import type { Directive } from '../../contracts/directive.ts';
 import { isTraceReply } from '../../contracts/trace.ts';
+import { QWEN3_IDS } from '../tokenizer/qwen3-tokenizer.ts';
 import { type TitoFamily, titoFamily } from '../tokenizer/tito.ts';
 import { buildChatCompletion, completionId, errorBody } from './completion.ts';
 import { contextLimitMessage } from './context-limit.ts';
@@ -63,6 +64,8 @@ interface Reply extends ReplyMessage {
   readonly traceTurn: number | null;
   /** Cut at `max_tokens`: the completion ids lose their stop token. */
   readonly cut: boolean;
+  /** The ids the script states for this reply, emitted as they are (no render, no cut). */
+  readonly statedIds?: readonly number[];
 }
 
 /** A turn answered right away (a refusal, a scripted non-200) or a reply to wrap as a completion. */
@@ -132,6 +135,7 @@ function scriptedTurn(book: ScriptBook, directive: Directive | null, headers: He
     responseId: `resp-${turn}`,
     traceTurn: turn,
     cut: false,
+    ...(response.completion_ids === undefined ? {} : { statedIds: response.completion_ids }),
   };
   return { kind: 'reply', reply };
 }
@@ -156,9 +160,28 @@ function syntheticTurn(state: AnswerState, chat: ChatInput, maxTokens: number | 
   };
 }
 
+/**
+ * The directive's `end_token`: the stop token swapped for `<|endoftext|>` (Qwen3 only: the toy has no such
+ * token, so it is refused), or null when there is nothing to swap (a cut reply has no stop token).
+ */
+function endWith(family: AnswerState['family'], ids: number[], token: 'endoftext'): number[] | string {
+  if (family.model !== 'qwen3')
+    return `directive end_token ${token}: the ${family.model} family's tokenizer has no <|endoftext|>`;
+  if (ids.at(-1) !== QWEN3_IDS.imEnd) return ids;
+  return [...ids.slice(0, -1), QWEN3_IDS.endOfText];
+}
+
 /** The reply as SGLang's completion; the prompt and completion go into the prefix cache. */
 function completed(state: AnswerState, chat: ChatInput, reply: Reply): Answer {
-  const completionIds = idsFor(state.family, reply.message, reply.cut);
+  // Stated ids (the script's, else the directive's) are emitted as they are: a fault no message renders to.
+  let completionIds =
+    reply.statedIds ?? chat.directive?.completion_ids ?? idsFor(state.family, reply.message, reply.cut);
+  const endToken = chat.directive?.end_token;
+  if (endToken !== undefined) {
+    const swapped = endWith(state.family, [...completionIds], endToken);
+    if (typeof swapped === 'string') return refusal(400, swapped);
+    completionIds = swapped;
+  }
   const cachedTokens = state.prefixCache.cachedTokens(chat.routingKey, chat.promptIds);
   state.prefixCache.insert(chat.routingKey, chat.promptIds, completionIds);
   const body = buildChatCompletion({

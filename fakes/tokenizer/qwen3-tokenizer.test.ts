@@ -53,6 +53,9 @@ const piece = fc.constantFrom(
   '<think>',
   '</think>',
   '<tool_call>',
+  '</tool_call>',
+  '<tool_response>',
+  '<|fim_prefix|>',
   '<|endoftext|>',
   '<|im_start',
   '😀',
@@ -88,6 +91,16 @@ describe('Qwen3 tokenizer vs HF Rust tokenizers', () => {
     texts.forEach((t, k) => {
       expect(js.encode(t), JSON.stringify(t)).toEqual(expected[k]);
     });
+  });
+
+  it('encodes the same ids again from its cache of the texts between added tokens', async () => {
+    const texts = fc.sample(text, 300);
+    const expected = await rustIds(texts);
+    for (let round = 0; round < 2; round += 1)
+      texts.forEach((t, k) => {
+        expect(js.encode(t), JSON.stringify(t)).toEqual(expected[k]);
+        expect(js.encodeWhole(t), JSON.stringify(t)).toEqual(expected[k]);
+      });
   });
 
   it('decodes random id runs (split UTF-8 included) to the same text', async () => {

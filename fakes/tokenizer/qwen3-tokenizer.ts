@@ -104,22 +104,73 @@ export function loneSurrogateAt(text: string): number {
   return -1;
 }
 
+/** Distinct texts between added tokens whose ids are kept; the map is emptied when it fills. */
+const PIECE_CACHE_LIMIT = 20_000;
+
+/** The file's added tokens (content → id), and a pattern matching them leftmost, then longest. */
+function addedTokensOf(file: Record<string, unknown>): { ids: Map<string, number>; pattern: RegExp } {
+  const added = Array.isArray(file.added_tokens) ? file.added_tokens : [];
+  const ids = new Map<string, number>();
+  for (const token of added) {
+    const t = token as { id?: unknown; content?: unknown };
+    if (typeof t.content === 'string' && typeof t.id === 'number') ids.set(t.content, t.id);
+  }
+  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const alternatives = [...ids.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
+  return { ids, pattern: new RegExp(alternatives.join('|'), 'g') };
+}
+
 export class Qwen3Tokenizer {
   private readonly inner: Tokenizer;
   private readonly specialIds: ReadonlySet<number>;
+  private readonly added: { ids: Map<string, number>; pattern: RegExp };
+  /** Ids of the texts between added tokens: a conversation re-sends its history every turn. */
+  private readonly pieces = new Map<string, readonly number[]>();
   /** Real tokenizers learn nothing: decodes never change, so a memoized comparison stays valid. */
   readonly vocabularyVersion = 0;
 
   constructor(file: Record<string, unknown>) {
     this.inner = new Tokenizer(withUnicode16Classes(file), QWEN3_CONFIG);
     this.specialIds = specialIdsOf(file);
+    this.added = addedTokensOf(file);
   }
 
-  /** `tokenizer.encode(text, add_special_tokens=False)`; added tokens in the text are still matched. */
+  /**
+   * `tokenizer.encode(text, add_special_tokens=False)`; added tokens in the text are still matched. The
+   * tokenizer cuts the added tokens (all `normalized: false`, no strip) out of the raw text before it
+   * normalizes and splits what lies between them, so each text between two added tokens encodes on its
+   * own: this does the cut itself and keeps each piece's ids (equal to `encodeWhole`, tested).
+   */
   encode(text: string): number[] {
     const bad = loneSurrogateAt(text);
     if (bad !== -1) throw new LoneSurrogateError(text, bad);
+    const out: number[] = [];
+    let last = 0;
+    for (const match of text.matchAll(this.added.pattern)) {
+      if (match.index > last) this.encodePiece(text.slice(last, match.index), out);
+      out.push(this.added.ids.get(match[0])!);
+      last = match.index + match[0].length;
+    }
+    if (last < text.length) this.encodePiece(text.slice(last), out);
+    return out;
+  }
+
+  /** The library's encode of the whole text at once, the plain way `encode` must equal. */
+  encodeWhole(text: string): number[] {
+    const bad = loneSurrogateAt(text);
+    if (bad !== -1) throw new LoneSurrogateError(text, bad);
     return this.inner.encode(text, { add_special_tokens: false }).ids;
+  }
+
+  private encodePiece(piece: string, out: number[]): void {
+    let ids = this.pieces.get(piece);
+    if (ids === undefined) {
+      const fresh: readonly number[] = this.inner.encode(piece, { add_special_tokens: false }).ids;
+      if (this.pieces.size >= PIECE_CACHE_LIMIT) this.pieces.clear();
+      this.pieces.set(piece, fresh);
+      ids = fresh;
+    }
+    for (const id of ids) out.push(id);
   }
 
   /** `tokenizer.decode(ids, skip_special_tokens=False)`; bytes that are not UTF-8 read as U+FFFD. */
@@ -131,6 +182,11 @@ export class Qwen3Tokenizer {
 
   isSpecial(id: number): boolean {
     return this.specialIds.has(id);
+  }
+
+  /** Whether the id is in the vocabulary or the added tokens (what `decode` can spell). */
+  knowsId(id: number): boolean {
+    return this.inner.id_to_token(id) !== undefined;
   }
 
   /** Nothing to learn (the toy learns words to decode them). */

@@ -47,7 +47,7 @@ export class CollectRaisedError extends Error {
   }
 }
 
-function toPolicyRequests(entries: readonly PolicyLogEntry[]): PolicyRequest[] {
+export function toPolicyRequests(entries: readonly PolicyLogEntry[]): PolicyRequest[] {
   return entries
     .filter((e) => e.status === 200 && e.responseId !== null)
     .map((e) => ({

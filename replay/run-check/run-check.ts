@@ -1,12 +1,19 @@
 import { join } from 'node:path';
 import { HarnessError } from '../../common/errors.ts';
 import { fsReason } from '../../common/fs-reason.ts';
-import { reportStep } from '../report/build-report.ts';
+import {
+  DEFAULT_MILES_PROFILE,
+  type MilesProfile,
+  milesProfileNamed,
+} from '../../contracts/miles-profile.ts';
+import { defaultPickerPath } from '../../fakes/session/hooks/picker-paths.ts';
+import { reportedMilesProfile, reportStep } from '../report/build-report.ts';
 import { runVerdict } from '../report/exit-code.ts';
 import type { ReplayReportSink } from '../report/report-sink.ts';
 import type { RunShape } from './check-step.ts';
 import { type ConverterOptions, DumpConverter } from './dump-converter.ts';
 import { type DumpFolder, scanDumpFolder } from './dump-folder.ts';
+import type { DumpFormat } from './dump-schema.ts';
 import { type MetricScan, scanMetricLog } from './log/scan-log-metrics.ts';
 import { type ReadStep, readStep } from './read-step.ts';
 import type { CheckRunReport, RunProblem, RunStep } from './report-schema.ts';
@@ -101,7 +108,7 @@ export async function checkRunDumps<R>(
       next = k + 1 < folder.steps.length ? read(k + 1) : null;
       const checked = checker.add(current);
       if (checked === null) continue;
-      if (!begun && sink) await sink.begin(replayConfig(options, checker.shape!, folder));
+      if (!begun && sink) await sink.begin(replayConfig(options, checker.shape!, folder, checker.dumpFormat));
       begun = true;
       await sink?.addStep(reportStep(checked.outcome));
       options.onStep?.(checked.entry);
@@ -120,18 +127,27 @@ export async function checkRunDumps<R>(
     sink && begun && run && checker.shape
       ? await sink.finish({
           format: 'harness-replay/2',
-          config: replayConfig(options, checker.shape, folder),
+          config: replayConfig(options, checker.shape, folder, checker.dumpFormat),
           verdict: runVerdict(run.verdict, options.strict ?? false),
           checks_verdict: run.verdict,
-          checks: run.results,
+          checks: run.results.map((r) => ({ ...r, miles_profile: profileOfDumps(checker.dumpFormat).name })),
           skipped_checks: run.skipped,
         })
       : null;
   return { report, replay };
 }
 
-function replayConfig(options: RunCheckOptions, shape: RunShape, folder: DumpFolder) {
+/** The Miles profile a dump format names: the newer wire's spans are 4d412b5a's, version strings 31f1ca96's. */
+function profileOfDumps(format: DumpFormat): MilesProfile {
+  const name =
+    format === 'miles-next-spans' ? '4d412b5a' : format === 'miles-31f1ca96' ? '31f1ca96' : undefined;
+  return (name === undefined ? undefined : milesProfileNamed(name)) ?? DEFAULT_MILES_PROFILE;
+}
+
+function replayConfig(options: RunCheckOptions, shape: RunShape, folder: DumpFolder, format: DumpFormat) {
+  const profile = profileOfDumps(format);
   return {
+    miles_profile: reportedMilesProfile(profile, defaultPickerPath(profile.switches)),
     rollout_batch_size: shape.normalization.rollout_batch_size,
     n_samples_per_prompt: shape.normalization.n_samples_per_prompt,
     steps: folder.steps.length,

@@ -77,6 +77,11 @@ export class RunChecker {
   shape: InferredShape | null = null;
   private format: DumpFormat = 'undetermined';
 
+  /** Which Miles wrote the dumps, as far as the steps read so far tell. */
+  get dumpFormat(): DumpFormat {
+    return this.format;
+  }
+
   constructor(options: RunCheckerOptions) {
     this.options = options;
   }

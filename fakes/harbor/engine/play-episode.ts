@@ -153,6 +153,7 @@ function pickCallKeys(source: CallSpec): CallSpec {
   if (source.error !== undefined) spec.error = source.error;
   if (source.context_error !== undefined) spec.context_error = source.context_error;
   if (source.discard !== undefined) spec.discard = source.discard;
+  if (source.end_token !== undefined) spec.end_token = source.end_token;
   return spec;
 }
 
@@ -506,6 +507,7 @@ class EpisodeRun {
     if (reasoning !== undefined) directive.reasoning_content = reasoning;
     if (spec.tool_calls !== undefined) directive.tool_calls = spec.tool_calls;
     if (spec.finish_reason !== undefined) directive.finish_reason = spec.finish_reason;
+    if (spec.end_token !== undefined) directive.end_token = spec.end_token;
     if (Buffer.byteLength(encodeDirective(directive)) > MAX_DIRECTIVE_BYTES) {
       delete directive.content;
       directive.completion_words = countWords(content);

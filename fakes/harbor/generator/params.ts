@@ -107,6 +107,11 @@ export const GeneratorParamsSchema = z.strictObject({
   timeout_rate: Probability.default(0.02),
   /** Per rollout: one reply runs past the response limit: SequenceLengthLimitExceeded. */
   truncation_rate: Probability.default(0.03),
+  /**
+   * Per main call: the reply ends with `<|endoftext|>` instead of `<|im_end|>` (qwen3 only; the catalogue's
+   * `endoftext_turn_end`, mixed in by `harness fuzz --faults`). 0 by default.
+   */
+  endoftext_rate: Probability.default(0),
 });
 export type GeneratorParams = z.infer<typeof GeneratorParamsSchema>;
 export type GeneratorParamsInput = z.input<typeof GeneratorParamsSchema>;

@@ -184,6 +184,9 @@ class VariantBuilder {
         },
       ];
     }
+    // Drawn only when enabled, so episodes without the fault use the random stream as before.
+    if (this.#params.endoftext_rate > 0 && this.#rng.chance(this.#params.endoftext_rate))
+      turn.end_token = 'endoftext';
     if (i > 0 && !this.scenarioTurn(i)) {
       if (this.#rng.chance(this.#params.retry_rate)) turn.discard = 1;
       else if (this.#rng.chance(this.#params.transient_error_rate))

@@ -1,0 +1,57 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseJson } from '../../common/python-json.ts';
+import { CATALOGUE_DIR } from '../../replay/faults/catalogue.ts';
+import { captureIo } from '../io.ts';
+import { main } from '../main.ts';
+
+/**
+ * `harness catalogue`'s exit codes (docs/field-failures.md): 0 when a row's verdicts are as recorded, 1 when
+ * they differ from the record, 2 for a scenario its tokenizer cannot play (before anything runs).
+ */
+
+const dir = await mkdtemp(join(tmpdir(), 'catalogue-cli-'));
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function variant(name: string, edit: (row: Record<string, unknown>) => void): Promise<string> {
+  const row = parseJson(await readFile(join(CATALOGUE_DIR, 'endoftext-turn-end.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  edit(row);
+  const file = join(dir, `${name}.json`);
+  await writeFile(file, JSON.stringify(row));
+  return file;
+}
+
+async function run(file: string) {
+  const io = captureIo({});
+  const code = await main(['catalogue', '--json', file], io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+describe('harness catalogue', () => {
+  it('exits 0 on a row as recorded and 1 when its record says otherwise', async () => {
+    const same = await run(await variant('same', () => undefined));
+    expect(same.code).toBe(0);
+    const totals = (parseJson(same.out) as { totals: Record<string, number> }).totals;
+    expect(totals).toMatchObject({ rows: 1, caught: 1, not_caught: 0, differ_from_record: 0, miles_run: 0 });
+    const tampered = await run(
+      await variant('tampered', (row) => {
+        const recorded = row.recorded as { harness: { checks: Record<string, string> } };
+        recorded.harness.checks.tito_session_consistent = 'pass';
+      }),
+    );
+    expect(tampered.code).toBe(1);
+  });
+
+  it('refuses a fault the toy ids cannot express before playing anything', async () => {
+    const toy = await run(await variant('toy', (row) => Object.assign(row, { tokenizer: 'toy' })));
+    expect(toy.code).toBe(2);
+    expect(toy.err).toContain(
+      'refused: fault endoftext_turn_end cannot be expressed on toy ids: the toy tokenizer has one end token and no <|endoftext|>',
+    );
+  });
+});

@@ -1,0 +1,148 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { parseFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
+import { isHarnessError } from '../../common/errors.ts';
+import { EXIT } from '../../common/exit-codes.ts';
+import { renderTable } from '../../common/text-table.ts';
+import { DEFAULT_PYTHON } from '../../replay/conformance/miles-server.ts';
+import {
+  type CatalogueRow,
+  catalogueFiles,
+  compareWithRecorded,
+  type RowComparison,
+  readCatalogue,
+  recordVerdicts,
+} from '../../replay/faults/catalogue.ts';
+import { type RowResult, runCatalogue } from '../../replay/faults/run-catalogue.ts';
+import type { CliCommand, CliIo } from '../io.ts';
+
+const SPEC = {
+  command: 'catalogue',
+  operands: '[SCENARIO...]',
+  about: `Plays the field-failure catalogue (default: every fixtures/field-failures/*.json row; docs/field-failures.md)
+through the fakes: each row's rollouts against a scripted policy and the fake session server, then one
+GRPO step and every harness check. With --miles-root, the same rollouts through Miles' own session server
+and reward post-processing (miles-bridge/reward_rows.py) on CPU, compared exchange by exchange with the
+fake. Each row's verdicts are compared with those it recorded; --record writes them instead.`,
+  flags: {
+    'miles-root': valueFlag(
+      'PATH',
+      z.string().min(1).optional(),
+      "a radixark/miles checkout: run Miles' side too (omitted: the fakes only)",
+    ),
+    python: valueFlag(
+      'BIN',
+      z.string().min(1).default(DEFAULT_PYTHON),
+      `the Python with Debian's fastapi, uvicorn, httpx, pydantic, numpy, torch, regex, jinja2\n(default: ${DEFAULT_PYTHON})`,
+    ),
+    record: switchFlag("write each row's fresh verdicts into its file (Miles' under the profile name)"),
+    json: switchFlag(
+      'one JSON document: {"rows": [{"id", "harness", "profile", "miles", "recorded"}], "totals"}',
+    ),
+  },
+  footer: `Exit status: 0 every row's verdicts are as recorded (or --record), 1 a row's differ from its record, 2
+usage or a scenario refused (a fault its tokenizer cannot express, ids it cannot decode), 3 unmet
+precondition (with --miles-root). Docs: docs/field-failures.md`,
+};
+
+interface Totals {
+  readonly rows: number;
+  readonly caught: number;
+  readonly not_caught: number;
+  readonly miles_run: number;
+  readonly fake_agrees: number;
+  readonly miles_raised: number;
+  readonly differ_from_record: number;
+}
+
+function totalsOf(results: readonly RowResult[], comparisons: readonly RowComparison[]): Totals {
+  const miles = results.flatMap((r) => (r.miles === null ? [] : [r.miles]));
+  return {
+    rows: results.length,
+    caught: results.filter((r) => r.harness.outcome === 'caught').length,
+    not_caught: results.filter((r) => r.harness.outcome === 'not_caught').length,
+    miles_run: miles.length,
+    fake_agrees: miles.filter((m) => m.fake_agrees).length,
+    miles_raised: miles.filter((m) => 'raised' in m.rewards).length,
+    differ_from_record: comparisons.filter((c) => c.harness === 'differs' || c.miles === 'differs').length,
+  };
+}
+
+function flagged(result: RowResult): string {
+  const hits = Object.entries(result.harness.checks).filter(([, v]) => v === 'fail' || v === 'finding');
+  return hits.length === 0 ? '-' : hits.map(([name, v]) => `${name}:${v}`).join(' ');
+}
+
+function milesCell(result: RowResult): string {
+  if (result.miles === null) return 'not run';
+  const m = result.miles;
+  const turns = m.turn_statuses.map((t) => t.join('/')).join(' ');
+  const rewards = 'raised' in m.rewards ? m.rewards.raised.split(':')[0]! : 'ok';
+  return `turns ${turns}; rewards ${rewards}; fake ${m.fake_agrees ? 'agrees' : 'differs'}`;
+}
+
+function renderText(
+  results: readonly RowResult[],
+  comparisons: readonly RowComparison[],
+  totals: Totals,
+): string {
+  const rows = results.map((r, k) => [
+    r.id,
+    r.harness.outcome,
+    flagged(r),
+    milesCell(r),
+    `${comparisons[k]!.harness}/${comparisons[k]!.miles}`,
+  ]);
+  const table = renderTable(
+    ['row', 'harness', 'checks flagged', `Miles (${results[0]?.profile ?? ''})`, 'record'],
+    rows,
+    {
+      rule: true,
+    },
+  );
+  const t = totals;
+  return `${table}\n${t.rows} rows: ${t.caught} caught, ${t.not_caught} not caught; Miles run on ${t.miles_run} (fake agrees on ${t.fake_agrees}, rewards raised on ${t.miles_raised}); ${t.differ_from_record} differ from their record\n`;
+}
+
+async function rowsOf(positionals: readonly string[], cwd: string): Promise<CatalogueRow[]> {
+  const files = positionals.length > 0 ? positionals.map((p) => resolve(cwd, p)) : await catalogueFiles();
+  return readCatalogue(files);
+}
+
+export const command: CliCommand = {
+  summary: "play the field-failure catalogue through the fakes (and Miles), checking each row's verdicts",
+  async run(argv: readonly string[], io: CliIo): Promise<number> {
+    const parsed = parseFlags(argv, SPEC, io);
+    if (parsed === undefined) return EXIT.ok;
+    const options = parsed.values;
+    const rows = await rowsOf(parsed.positionals, io.cwd);
+    const milesRoot = options.miles_root;
+    try {
+      const results = await runCatalogue(
+        rows.map((r) => r.scenario),
+        {
+          signal: io.signal,
+          ...(milesRoot === undefined
+            ? {}
+            : { miles: { milesRoot: resolve(io.cwd, milesRoot), python: options.python } }),
+          onRow: (r) => io.stderr.write(`[catalogue] ${r.id}: ${r.harness.outcome}\n`),
+        },
+      );
+      const comparisons = results.map((r, k) => compareWithRecorded(rows[k]!, r));
+      if (options.record) for (const [k, r] of results.entries()) await recordVerdicts(rows[k]!, r);
+      const totals = totalsOf(results, comparisons);
+      if (options.json)
+        io.stdout.write(
+          `${JSON.stringify({ rows: results.map((r, k) => ({ ...r, recorded: comparisons[k] })), totals })}\n`,
+        );
+      else io.stdout.write(renderText(results, comparisons, totals));
+      return options.record || totals.differ_from_record === 0 ? EXIT.ok : EXIT.failed;
+    } catch (error) {
+      if (isHarnessError(error) && error.code.startsWith('precondition.')) {
+        io.stderr.write(`${error.message}\n`);
+        return EXIT.precondition;
+      }
+      throw error;
+    }
+  },
+};

@@ -1,0 +1,69 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { parseJson } from '../../common/python-json.ts';
+import type { FaultScenario } from '../../contracts/fault-scenario.ts';
+import type { RowResult } from './run-catalogue.ts';
+import { readFaultScenario } from './scenario-file.ts';
+
+/** The catalogue's rows on disk (fixtures/field-failures/) and their recorded verdicts. */
+
+export const CATALOGUE_DIR = new URL('../../fixtures/field-failures/', import.meta.url).pathname;
+
+export interface CatalogueRow {
+  readonly file: string;
+  readonly scenario: FaultScenario;
+}
+
+export async function catalogueFiles(dir: string = CATALOGUE_DIR): Promise<string[]> {
+  const names = await readdir(dir);
+  return names
+    .filter((n) => n.endsWith('.json'))
+    .sort()
+    .map((n) => join(dir, n));
+}
+
+export async function readCatalogue(files: readonly string[]): Promise<CatalogueRow[]> {
+  const rows: CatalogueRow[] = [];
+  for (const file of files) rows.push({ file, scenario: await readFaultScenario(file) });
+  return rows;
+}
+
+/** How a row's fresh verdicts compare with what it recorded. */
+export interface RowComparison {
+  readonly id: string;
+  /** `same`, `differs`, or `unrecorded` (nothing recorded for that side yet). */
+  readonly harness: 'same' | 'differs' | 'unrecorded';
+  readonly miles: 'same' | 'differs' | 'unrecorded' | 'not_run';
+}
+
+export function compareWithRecorded(row: CatalogueRow, result: RowResult): RowComparison {
+  const recorded = row.scenario.recorded;
+  const harness =
+    recorded === undefined
+      ? 'unrecorded'
+      : isDeepStrictEqual(recorded.harness, result.harness)
+        ? 'same'
+        : 'differs';
+  const milesRecorded = recorded?.miles[result.profile];
+  const miles =
+    result.miles === null
+      ? 'not_run'
+      : milesRecorded === undefined
+        ? 'unrecorded'
+        : isDeepStrictEqual(milesRecorded, result.miles)
+          ? 'same'
+          : 'differs';
+  return { id: result.id, harness, miles };
+}
+
+/** Writes the fresh verdicts into the row's file: the harness's, and Miles' under the profile's name. */
+export async function recordVerdicts(row: CatalogueRow, result: RowResult): Promise<void> {
+  const raw = parseJson(await readFile(row.file, 'utf8')) as Record<string, unknown>;
+  const before = (raw.recorded ?? { miles: {} }) as { miles: Record<string, unknown> };
+  raw.recorded = {
+    harness: result.harness,
+    miles: result.miles === null ? before.miles : { ...before.miles, [result.profile]: result.miles },
+  };
+  await writeFile(row.file, `${JSON.stringify(raw, null, 1)}\n`);
+}

@@ -64,11 +64,3 @@ export function effectiveLossMask(
   if (sample.remove_sample) return new Array<number>(sample.response_length).fill(0);
   return sample.loss_mask ?? new Array<number>(sample.response_length).fill(1);
 }
-
-/** `Sample.effective_response_length`: Σ loss_mask, or `response_length` when the mask is null. */
-export function effectiveResponseLength(sample: Pick<ReplaySample, 'loss_mask' | 'response_length'>): number {
-  if (sample.loss_mask === null) return sample.response_length;
-  let sum = 0;
-  for (const m of sample.loss_mask) sum += m;
-  return sum;
-}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rolloutIdentity } from '../model/rollout-key.ts';
 import { effectiveResponseLength, type ReplaySample } from '../model/sample.ts';
 import { computeStatistics } from './statistics.ts';
 
@@ -34,13 +35,12 @@ type MetricRow = Pick<
 >;
 
 /**
- * `_get_rollout_key`: episodes are scoped by prompt group and keep the "rollout" and "sample" kinds
- * apart, unlike the trainer's id column.
+ * `_get_rollout_key`: `(kind, group_index, id)` of the rollout identity, so episodes are scoped by prompt
+ * group and keep the "rollout" and "sample" kinds apart, unlike the trainer's id column.
  */
 export function metricRolloutKey(row: MetricRow, position: number): string {
-  if (row.rollout_id !== null) return `rollout:${row.group_index}:${row.rollout_id}`;
-  if (row.index !== null) return `sample:${row.group_index}:${row.index}`;
-  return `position:${row.group_index}:${position}`;
+  const { kind, id } = rolloutIdentity(row, position);
+  return `${kind}:${row.group_index}:${id}`;
 }
 
 /**

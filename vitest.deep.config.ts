@@ -21,11 +21,9 @@ function deepSeed(): number {
   return seed;
 }
 // One seed orders the files and the tests in each file and seeds the fuzz campaign (passed to the workers
-// as HARNESS_DEEP_SEED); printed so a failure that depends on the order replays.
+// as HARNESS_DEEP_SEED). vitest prints it at the start (`Running tests with seed "N"`), so a failure that
+// depends on the order replays with HARNESS_DEEP_SEED=N npm run test:deep.
 const seed = deepSeed();
-console.log(
-  `[deep] test order shuffled with seed ${seed} (HARNESS_DEEP_SEED=${seed} npm run test:deep repeats it)`,
-);
 
 const timeouts = { testTimeout: 600_000, hookTimeout: 600_000 };
 

@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { commandHelp, parseFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
 import { HarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { readSessionTrace } from '../../contracts/trace.ts';
 import { familyModel } from '../../fakes/tokenizer/tito.ts';
 import {

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { BodyTooLargeError } from '../../common/http/body.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { bearerMatches } from './admin-auth.ts';
 import type { CallEvent } from './engine/play-episode.ts';
 import type { EpisodeCatalog } from './episode-catalog.ts';

@@ -1,4 +1,4 @@
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import type { HistoryReuse, MessagesSummary } from './fast/history-reuse.ts';
 import { splitInputIds } from './fast/input-ids-body.ts';
 import type { PolicyRequestLike } from './policy-request.ts';

@@ -1,12 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { HarnessError } from '../../common/errors.ts';
-import {
-  isJsonObject,
-  PythonJsonDecodeError,
-  pythonJsonLoadsBytes,
-  pythonRepr,
-  pythonTruthy,
-} from '../../common/python-json.ts';
+import { PythonJsonDecodeError } from '../../common/python-json/faithful-loads.ts';
+import { pythonJsonLoadsBytes } from '../../common/python-json/loads.ts';
+import { isJsonObject, pythonRepr, pythonTruthy } from '../../common/python-json/values.ts';
 import type { TemplateKwargs, TitoFamily } from '../tokenizer/tito.ts';
 import { type BackendClient, BackendTransportError } from './backend.ts';
 import { HttpFailure, internalServerError, jsonError, sessionNotFound } from './errors.ts';

@@ -1,4 +1,4 @@
-import { isJsonObject, pythonRepr } from '../../common/python-json.ts';
+import { isJsonObject, pythonRepr } from '../../common/python-json/values.ts';
 import type { TemplateKwargs, TitoFamily } from '../tokenizer/tito.ts';
 import { jsonError } from './errors.ts';
 import { ChatBodyReuse } from './fast/chat-body-reuse.ts';

@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../common/python-json.ts';
+import { isJsonObject } from '../../common/python-json/values.ts';
 import type { TreeMetadata } from '../../contracts/wire-sample.ts';
 import { sameJson } from './fast/same-json.ts';
 import { sameStrictFields, strictMessageKey } from './matcher.ts';

@@ -1,4 +1,4 @@
-import { isJsonObject, pythonTruthy, pythonTypeName } from '../../../common/python-json.ts';
+import { isJsonObject, pythonTruthy, pythonTypeName } from '../../../common/python-json/values.ts';
 import type { LeafRef, WireSample } from '../../../contracts/wire-sample.ts';
 import { deferredSource, pickKeepingDeferred, spreadKeepingDeferred } from '../fast/deferred-field.ts';
 import { NumberRuns } from '../fast/number-runs.ts';

@@ -1,5 +1,5 @@
 import { int32TextLength, writeInt32Text } from '../../../common/ascii-writer.ts';
-import { pythonJsonDumps } from '../../../common/python-json.ts';
+import { pythonJsonDumps } from '../../../common/python-json/dumps.ts';
 import { NumberRuns } from '../fast/number-runs.ts';
 import { TextPieces } from '../fast/text-pieces.ts';
 import type { ByteSegment } from './reply-stream.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_AGENT_TIMEOUT_S } from '../../fakes/harbor/server.ts';
+import { DEFAULT_AGENT_TIMEOUT_S } from '../../fakes/harbor/harbor-options.ts';
 import type { TitoModel } from '../../fakes/tokenizer/tito.ts';
 import { checkMilesRoot, startMilesServer } from '../conformance/miles-server.ts';
 import type { ProgressSink } from '../driver/progress.ts';

@@ -51,8 +51,10 @@ export default defineConfig({
           include: SUITES.unit,
           exclude: PROCESS_STATE,
           // A safety net, not a speed bound: a few properties take 2–3 s alone and over 5 s (vitest's
-          // default) on 2 busy cores, which failed them without a wrong answer.
+          // default) on 2 busy cores, which failed them without a wrong answer. Hooks alike: loading HF's
+          // Qwen3 tokenizer (hf-bpe-tokenizer.python.test.ts) took over 10 s in shuffled full runs at load 13.
           testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
       {

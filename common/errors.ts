@@ -45,6 +45,7 @@ const ERROR_DETAILS = {
   'usage.bad_json': facts<Record<string, never>>(),
   'usage.bad_argv': facts<Record<string, never>>(),
   'usage.command_too_long': facts<{ bytes: number; limit: number }>(),
+  'usage.miles_profile_contradicts_checkout': facts<{ flag: string; checkout: string }>(),
   // Inputs, settings and the environment they name (exit 2).
   'config.invalid': facts<{ issues?: unknown; field?: string }>(),
   'config.input_unreadable': facts<{ option?: string; path: string; reason: string }>(),

@@ -165,17 +165,23 @@ def _type_adapter_standin(replaced) -> None:
     )
 
 
+def install_sglang_tool_models(replaced) -> None:
+    """sglang's OpenAI protocol module with its `Function` and `Tool` models (`extract_tool_dicts`)."""
+    if importable("sglang.srt.entrypoints.openai.protocol"):
+        return
+    function, tool = _tool_models()
+    for name in [n for n in sys.modules if n == "sglang" or n.startswith("sglang.")]:
+        sys.modules.pop(name)
+    protocol = standin_module("sglang.srt.entrypoints.openai.protocol", Function=function, Tool=tool)
+    _package("sglang.srt.entrypoints.openai").protocol = protocol
+    replaced.add(
+        "sglang.srt.entrypoints.openai.protocol.Tool",
+        "sglang is not in Debian; the same model (fields, order, dump) canonicalizes tool definitions",
+    )
+
+
 def _sglang_standins(replaced) -> None:
-    if not importable("sglang.srt.entrypoints.openai.protocol"):
-        function, tool = _tool_models()
-        for name in [n for n in sys.modules if n == "sglang" or n.startswith("sglang.")]:
-            sys.modules.pop(name)
-        protocol = standin_module("sglang.srt.entrypoints.openai.protocol", Function=function, Tool=tool)
-        _package("sglang.srt.entrypoints.openai").protocol = protocol
-        replaced.add(
-            "sglang.srt.entrypoints.openai.protocol.Tool",
-            "sglang is not in Debian; the same model (fields, order, dump) canonicalizes tool definitions",
-        )
+    install_sglang_tool_models(replaced)
     if not importable("sglang.srt.entrypoints.openai.encoding_dsv4"):
 
         def _dsv4(*_args, **_kwargs):
@@ -195,6 +201,15 @@ def _hub_standin(replaced) -> None:
 
     standin_module("huggingface_hub", hf_hub_download=hf_hub_download)
     replaced.add("huggingface_hub", "not in Debian; hf_hub_download fetches Hub templates, never on the session path")
+
+
+def install_template_module_standins(replaced) -> None:
+    """What `miles.utils.chat_template_utils.template` imports and Debian lacks, each only where its real
+    import fails (the newer toy mode needs the module too: its `TITOTokenizer` imports it; newer_session.py)."""
+    _hub_standin(replaced)
+    _render_standin(replaced)
+    _type_adapter_standin(replaced)
+    _sglang_standins(replaced)
 
 
 def install_qwen3_tokenizer(miles_root: Path, tokenizer_dir: Path, replaced) -> dict[str, Any]:
@@ -221,10 +236,7 @@ def install_qwen3_tokenizer(miles_root: Path, tokenizer_dir: Path, replaced) -> 
         replaced,
     )
 
-    _hub_standin(replaced)
-    _render_standin(replaced)
-    _type_adapter_standin(replaced)
-    _sglang_standins(replaced)
+    install_template_module_standins(replaced)
     for name in [n for n in sys.modules if n.startswith("miles.utils.chat_template_utils")]:
         sys.modules.pop(name)
     from miles.utils.chat_template_utils import resolve_fixed_chat_template

@@ -24,8 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import newer_session  # noqa: E402
 import qwen3_mode  # noqa: E402
 import standins  # noqa: E402
+from capabilities import default_picker_path, read_capabilities  # noqa: E402
 from toy_tokenizer import vocabulary_of_traces  # noqa: E402
 
 SESSION_SERVER_MODULE = Path("miles/rollout/session/server.py")
@@ -56,6 +58,10 @@ def parse_args(argv):
         "--instance-id", help="the server's session_server_instance_id (default: a fresh uuid4, as Miles)"
     )
     parser.add_argument(
+        "--session-sample-picker-path",
+        help="Miles' --session-sample-picker-path (default: that checkout's own default, capabilities.py)",
+    )
+    parser.add_argument(
         "--vocabulary-trace",
         action="append",
         default=[],
@@ -64,7 +70,7 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def miles_args(options, instance_id: str, tokenizer_args: dict) -> Namespace:
+def miles_args(options, instance_id: str, tokenizer_args: dict, picker_path: str) -> Namespace:
     """The flags Miles' session path reads, at the values `--use-session-server v2` gives them (and, in
     qwen3 mode, `--tito-model qwen3`: the family's fixed template and kwargs, as Miles' arguments.py sets)."""
     args = Namespace(
@@ -72,7 +78,7 @@ def miles_args(options, instance_id: str, tokenizer_args: dict) -> Namespace:
         use_session_server="v2",
         session_server_instance_id=instance_id,
         session_message_matcher="strict",
-        session_sample_picker_path="miles.rollout.session.v2.picker_hub.drop_retries",
+        session_sample_picker_path=picker_path,
         session_sample_postprocessor_path="miles.rollout.session.v2.postprocessor_hub.default_postprocess",
         tito_model="default",
         apply_chat_template_kwargs=None,
@@ -136,25 +142,50 @@ def main(argv) -> int:
         wrong = qwen3_mode.check_tokenizer_dir(tokenizer_dir)
         if wrong:
             standins.precondition(f"--tokenizer qwen3: {wrong}")
+    capabilities = read_capabilities(miles_root)
+    newer_session.require_pydantic2(capabilities)
     if options.preflight:
+        print(f"capabilities {capabilities.to_json()}", flush=True)
         print("ok", flush=True)
         return 0
     if not options.backend:
         print("session_server.py: --backend is required", file=sys.stderr)
         return 2
     replaced = standins.install_dependency_standins(miles_root)
+    adapted = newer_session.Adaptations()
     tokenizer_args: dict = {}
     if tokenizer_dir is None:
         traces = [json.loads(Path(p).read_text(encoding="utf-8")) for p in options.vocabulary_trace]
-        standins.install_toy_tokenizer(miles_root, vocabulary_of_traces(traces), replaced)
+        standins.install_toy_tokenizer(
+            miles_root, vocabulary_of_traces(traces), replaced, tito_package=capabilities.tito_package
+        )
+        if capabilities.tito_package:
+            adapted.add("tito_tokenizer", "a package here: the toy family subclasses Miles' own base.TITOTokenizer")
     else:
+        if capabilities.tito_package:
+            standins.precondition(
+                "--tokenizer qwen3 on a checkout whose tito_tokenizer is a package is not supported yet: "
+                "its qwen3 family module is not part of the newer file set (use the toy tokenizer)"
+            )
         tokenizer_args = qwen3_mode.install_qwen3_tokenizer(miles_root, tokenizer_dir, replaced)
+    if capabilities.sessions_import_sglang:
+        newer_session.install_sglang_session_standins(replaced)
+    picker_path = options.session_sample_picker_path or default_picker_path(capabilities)
+    adapted.add("--session-sample-picker-path", f"{picker_path} (this checkout's picker hub: {', '.join(capabilities.pickers)})")
+    args = miles_args(options, options.instance_id or uuid.uuid4().hex, tokenizer_args, picker_path)
+    backend = options.backend.rstrip("/")
+    if capabilities.session_server_config:
+        server = newer_session.build_newer_session_server(
+            newer_session.newer_session_args(args, capabilities, adapted), options.host, options.port, backend
+        )
+    else:
+        from miles.rollout.session.server import SessionServer
+
+        server = SessionServer(args, backend)
     for name, why in replaced.items:
         print(f"replaced {name}: {why}", file=sys.stderr, flush=True)
-
-    from miles.rollout.session.server import SessionServer
-
-    server = SessionServer(miles_args(options, options.instance_id or uuid.uuid4().hex, tokenizer_args), options.backend.rstrip("/"))
+    for what, why in adapted.items:
+        print(f"adapted {what}: {why}", file=sys.stderr, flush=True)
     asyncio.run(serve(server.app, options.host, options.port))
     return 0
 

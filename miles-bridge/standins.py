@@ -165,8 +165,11 @@ def install_load_tokenizer(load_tokenizer, why: str, replaced: Replacements) -> 
     replaced.add("miles.utils.processing_utils.load_tokenizer", why)
 
 
-def install_toy_tokenizer(miles_root: Path, vocabulary: list[str], replaced: Replacements) -> None:
-    """`load_tokenizer` and `get_tito_tokenizer` become the harness's toy (always: no checkpoint here)."""
+def install_toy_tokenizer(
+    miles_root: Path, vocabulary: list[str], replaced: Replacements, *, tito_package: bool = False
+) -> None:
+    """`load_tokenizer` and `get_tito_tokenizer` become the harness's toy (always: no checkpoint here).
+    `tito_package` (capabilities.py): the checkout's TITO classes live in `tito_tokenizer/base.py`."""
     from toy_tokenizer import ToyTokenizer
 
     tokenizer = ToyTokenizer(vocabulary)
@@ -177,6 +180,9 @@ def install_toy_tokenizer(miles_root: Path, vocabulary: list[str], replaced: Rep
     install_load_tokenizer(load_tokenizer, "the harness's toy tokenizer (no model checkpoint)", replaced)
 
     package_dir = miles_root / "miles" / "utils" / "chat_template_utils"
+    if tito_package:
+        _install_toy_on_tito_package(miles_root, package_dir, replaced)
+        return
     try:
         chat_template_utils = importlib.import_module("miles.utils.chat_template_utils")
     except ImportError:
@@ -200,3 +206,17 @@ def install_toy_tokenizer(miles_root: Path, vocabulary: list[str], replaced: Rep
         "miles.utils.chat_template_utils.get_tito_tokenizer",
         "the toy tokenizer's default TITO family (miles-bridge/toy_tito.py)",
     )
+
+
+def _install_toy_on_tito_package(miles_root: Path, package_dir: Path, replaced: Replacements) -> None:
+    """The package `chat_template_utils` without its `__init__` (which imports every model family), its
+    `template` module's third-party imports stood in, and the toy family on Miles' own `base.TITOTokenizer`."""
+    import newer_session
+    import qwen3_mode
+
+    for name in [n for n in sys.modules if n.startswith("miles.utils.chat_template_utils")]:
+        sys.modules.pop(name)
+    chat_template_utils = standin_module("miles.utils.chat_template_utils")
+    chat_template_utils.__path__ = [str(package_dir)]
+    qwen3_mode.install_template_module_standins(replaced)
+    newer_session.install_toy_tito_package(miles_root, chat_template_utils, replaced)

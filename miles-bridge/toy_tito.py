@@ -68,3 +68,55 @@ def get_tito_tokenizer(tokenizer, tokenizer_type="default", chat_template_kwargs
     if str(tokenizer_type) != "default":
         raise ValueError(f"the toy tokenizer has only the default TITO family, not {tokenizer_type!r}")
     return ToyTITOTokenizer(tokenizer, chat_template_kwargs)
+
+
+def toy_tito_on_base(base):
+    """The same toy family for a Miles whose `TITOTokenizer` lives in `tito_tokenizer/base.py` and takes
+    `template_args=` (sii-avalanche/miles@4d412b5a; capabilities.py `tito_package`): a subclass of Miles' own
+    class, so its request-argument rules, `extract_template_args`, comparator and completion hooks run as
+    Miles wrote them; only the rendering to token ids is the toy's. `template_args` is the complete argument
+    set when given (base.py `apply_chat_template`), the launch kwargs otherwise."""
+
+    class ToyTITOOnBase(base):
+        allowed_append_roles = FOUR_ROLES
+
+        def __init__(self, tokenizer, chat_template_kwargs=None, assistant_start_str=None):
+            super().__init__(tokenizer, chat_template_kwargs, assistant_start_str=None)
+
+        def _args(self, template_args):
+            return self.chat_template_kwargs if template_args is None else template_args
+
+        def _generation_prompt_for(self, template_args):
+            if self._args(template_args).get("enable_thinking") is False:
+                return [GENERATION_TOKEN, EMPTY_THINK_TOKEN]
+            return [GENERATION_TOKEN]
+
+        def apply_chat_template(self, messages, *, add_generation_prompt, tokenize=False, template_args=None):
+            if not tokenize:
+                raise NotImplementedError("the toy template renders token ids only")
+            out = []
+            for message in messages:
+                out += self.tokenizer.render_message(message)
+                if not add_generation_prompt and isinstance(message, dict) and message.get("role") == "assistant":
+                    out.append(END_TOKEN)
+            return out + (self._generation_prompt_for(template_args) if add_generation_prompt else [])
+
+        def tokenize_additional_messages(self, old_messages, new_messages, *, template_args=None):
+            assert_messages_append_only_with_allowed_role(old_messages, new_messages, self.allowed_append_roles)
+            out = []
+            for message in new_messages[len(old_messages) :]:
+                out += self.tokenizer.render_message(message)
+            return out + self._generation_prompt_for(template_args)
+
+    return ToyTITOOnBase
+
+
+def get_tito_tokenizer_for(toy_class):
+    """`get_tito_tokenizer` for the toy family on Miles' base class (the default family only, as above)."""
+
+    def get_tito_tokenizer(tokenizer, tokenizer_type="default", chat_template_kwargs=None, assistant_start_str=None):
+        if str(tokenizer_type) != "default":
+            raise ValueError(f"the toy tokenizer has only the default TITO family, not {tokenizer_type!r}")
+        return toy_class(tokenizer, chat_template_kwargs)
+
+    return get_tito_tokenizer

@@ -22,7 +22,7 @@ malformed bodies, 405s, proxy fall-throughs, samples-op refusals). Session ids a
       "toy (default) or qwen3: both servers on Qwen3's real tokenizer (the fake's qwen3\nfamily; the launcher gets --tokenizer qwen3 and runs Miles' Qwen3TITOTokenizer)",
     ),
     json: switchFlag(
-      'one JSON document: {"miles_root", "replacements", "traces": [{"trace",\n"exchanges", "differences": [{"step", "what", "fake", "miles"}]}], "agree", "total",\n"raw_requests": {"exchanges", "differences"}}',
+      'one JSON document: {"miles_root", "miles_profile": {"name", "commits"}, "replacements",\n"adaptations", "traces": [{"trace",\n"exchanges", "differences": [{"step", "what", "fake", "miles"}]}], "agree", "total",\n"raw_requests": {"exchanges", "differences"}}',
     ),
   },
   footer: `Exit status: 0 every trace agrees, 1 differences (listed), 2 usage, 3 unmet precondition (no checkout,
@@ -30,7 +30,11 @@ a Python module that cannot be imported: the message names its Debian package). 
 };
 
 function renderText(report: ConformanceReport, cwd: string): string {
-  const lines = report.replacements.map((r) => `miles: ${r}`);
+  const lines = [
+    `miles profile: ${report.profile.name} (${report.profile.commits.join(', ')})`,
+    ...report.replacements.map((r) => `miles: ${r}`),
+    ...report.adaptations.map((a) => `miles: ${a}`),
+  ];
   for (const t of [...report.traces, report.rawRequests]) {
     const name = t === report.rawRequests ? 'raw requests' : relative(cwd, t.trace);
     if (t.differences.length === 0) {
@@ -65,7 +69,9 @@ export const command: CliCommand = {
         io.stdout.write(
           `${JSON.stringify({
             miles_root: report.milesRoot,
+            miles_profile: report.profile,
             replacements: report.replacements,
+            adaptations: report.adaptations,
             traces: report.traces,
             agree: report.agree,
             total: report.traces.length,

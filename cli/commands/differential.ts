@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
-import { isHarnessError } from '../../common/errors.ts';
+import { HarnessError, isHarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
 import { checkOutputFile } from '../../common/output-path.ts';
 import { resolveRecipeConfig } from '../../recipe/builder.ts';
@@ -31,6 +31,16 @@ rollout ids and mask sums), and every metric both sides log.`,
         z.enum(['fake', 'miles'], { error: '--session-server must be fake or miles' }).default('fake'),
         "fake: the harness's fake session server on both sides (its TITO glm47);\nmiles: Miles' own session server v2 on CPU on both sides (the toy's\ndefault TITO family) [default: fake]",
       ),
+      'session-server-root': valueFlag(
+        'PATH',
+        z.string().min(1).optional(),
+        "with --session-server miles: the checkout whose session server runs, when not\n--miles-root (a newer session server beside 31f1ca96's rollout path) [default: --miles-root]",
+      ),
+      'session-server-python': valueFlag(
+        'BIN',
+        z.string().min(1).optional(),
+        'the Python for --session-server-root (a newer Miles needs pydantic 2) [default: --python]',
+      ),
       ...replayInputFlags(defaults),
       json: switchFlag('print the report as JSON on stdout (the text goes to stderr)'),
       'json-file': valueFlag('FILE', z.string().min(1).optional(), 'write the report as JSON to FILE'),
@@ -43,6 +53,11 @@ rollout ids and mask sums), and every metric both sides log.`,
 /** The report for people: what was replaced, each difference, the metrics compared, the verdict. */
 function renderText(report: DifferentialReport): string {
   const lines = [
+    ...(report.miles_profile === null
+      ? []
+      : [
+          `miles session server: ${report.session_server_root} (profile ${report.miles_profile.name}: ${report.miles_profile.commits.join(', ')})`,
+        ]),
     ...report.replacements.map((r) => `miles: ${r}`),
     ...report.derived.map((d) => `miles: ${d}`),
     `miles: the recipe's argv with ${report.miles_args_set.join(', ')}`,
@@ -88,6 +103,16 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parsed.values;
   refuseEpisodesWithPool(flags);
   const milesRoot = milesRootOf(flags.miles_root, io.env, 'differential');
+  if (
+    flags.session_server !== 'miles' &&
+    (flags.session_server_root ?? flags.session_server_python) !== undefined
+  ) {
+    throw new HarnessError(
+      'usage.conflicting_options',
+      'differential: --session-server-root and --session-server-python need --session-server miles',
+      { details: { options: ['--session-server-root', '--session-server-python', '--session-server'] } },
+    );
+  }
   const jsonFile =
     flags.json_file === undefined ? undefined : await checkOutputFile(io.cwd, flags.json_file, '--json-file');
   let report: DifferentialReport;
@@ -97,6 +122,12 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
       python: flags.python,
       ...replayInputOptions(flags, recipe, io.cwd),
       sessionServer: flags.session_server,
+      ...(flags.session_server_root === undefined
+        ? {}
+        : { sessionServerRoot: resolve(io.cwd, flags.session_server_root) }),
+      ...(flags.session_server_python === undefined
+        ? {}
+        : { sessionServerPython: flags.session_server_python }),
       signal: io.signal,
       progress: io.stderr,
     });

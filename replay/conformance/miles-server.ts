@@ -33,6 +33,8 @@ export interface MilesServer {
   readonly url: string;
   /** The `replaced <name>: <why>` lines the launcher printed. */
   readonly replacements: readonly string[];
+  /** The `adapted <what>: <why>` lines: how it met this checkout's shape (miles-bridge/capabilities.py). */
+  readonly adaptations: readonly string[];
   close(): Promise<void>;
 }
 
@@ -115,7 +117,12 @@ export async function startMilesServer(options: MilesServerOptions): Promise<Mil
         }
       });
     });
-    return { url, replacements: stderr.filter((l) => l.startsWith('replaced ')), close };
+    return {
+      url,
+      replacements: stderr.filter((l) => l.startsWith('replaced ')),
+      adaptations: stderr.filter((l) => l.startsWith('adapted ')),
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

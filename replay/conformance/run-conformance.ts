@@ -8,6 +8,7 @@ import { familyModel, type TokenizerName } from '../../fakes/tokenizer/tito.ts';
 import { traceIdForPath } from '../trace/replay.ts';
 import { compareRecords, type Difference } from './compare.ts';
 import { type RawTrace, recordExchanges } from './exchanges.ts';
+import { profileForCheckout, readMilesCapabilities } from './miles-capabilities.ts';
 import { checkMilesRoot, startMilesServer } from './miles-server.ts';
 import { RAW_SCRIPT, RAW_SCRIPT_ID, recordRawRequests } from './raw-requests.ts';
 
@@ -26,6 +27,8 @@ export interface ConformanceOptions {
   readonly signal?: AbortSignal;
   /** Both servers' tokenizer (default toy): qwen3 runs the fake's qwen3 family and Miles' Qwen3TITOTokenizer. */
   readonly tokenizer?: TokenizerName;
+  /** `--miles-profile`: refused when it contradicts the checkout's capabilities (miles-capabilities.ts). */
+  readonly milesProfile?: string;
   /** Progress (one line per trace as it finishes). */
   readonly onTrace?: (result: TraceConformance) => void;
 }
@@ -38,8 +41,12 @@ interface TraceConformance {
 
 export interface ConformanceReport {
   readonly milesRoot: string;
+  /** The Miles profile both servers ran under, read off the checkout, with the commits its facts come from. */
+  readonly profile: { readonly name: string; readonly commits: readonly string[] };
   /** What the launcher replaced, as it printed it. */
   readonly replacements: readonly string[];
+  /** What the launcher adapted to in this checkout (`adapted <what>: <why>`), as it printed it. */
+  readonly adaptations: readonly string[];
   readonly traces: readonly TraceConformance[];
   /** Traces that agree. */
   readonly agree: number;
@@ -57,6 +64,8 @@ export async function bundledTraceFiles(): Promise<string[]> {
 
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
   checkMilesRoot(options.milesRoot);
+  const capabilities = await readMilesCapabilities(options.milesRoot, options.python);
+  const profile = profileForCheckout(capabilities, options.milesProfile);
   const files = options.traces.length > 0 ? options.traces.map((f) => resolve(f)) : await bundledTraceFiles();
   const traces: Array<{ file: string; id: string; trace: SessionTrace; raw: RawTrace }> = [];
   for (const file of files) {
@@ -106,7 +115,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     const milesRaw = await recordRawRequests(miles.url);
     return {
       milesRoot: options.milesRoot,
+      profile: { name: profile.name, commits: profile.commits },
       replacements: miles.replacements,
+      adaptations: miles.adaptations,
       traces: results,
       agree: results.filter((r) => r.differences.length === 0).length,
       rawRequests: {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_AGENT_TIMEOUT_S } from '../../fakes/harbor/harbor-options.ts';
 import type { TitoModel } from '../../fakes/tokenizer/tito.ts';
+import { profileForCheckout, readMilesCapabilities } from '../conformance/miles-capabilities.ts';
 import { checkMilesRoot, startMilesServer } from '../conformance/miles-server.ts';
 import type { ProgressSink } from '../driver/progress.ts';
 import { loadPrompts } from '../driver/prompts.ts';
@@ -35,6 +36,15 @@ export interface DifferentialOptions {
   readonly seed: number;
   readonly concurrency: number;
   readonly sessionServer: SessionServerKind;
+  /**
+   * With `sessionServer: 'miles'`: the checkout (and its Python) whose session server runs, when it is not
+   * `milesRoot`: a newer session server whose rollout side cannot be assembled in one tree
+   * (docs/differential.md "A newer Miles"). Default: `milesRoot` and `python`.
+   */
+  readonly sessionServerRoot?: string;
+  readonly sessionServerPython?: string;
+  /** `--miles-profile`: refused when it contradicts the session server's checkout. */
+  readonly milesProfile?: string;
   readonly signal: AbortSignal;
   readonly progress: ProgressSink;
   /** Test-only: rewrites each rollout of the harness's side (a planted divergence); no CLI flag sets it. */
@@ -53,6 +63,9 @@ export const KNOWN_DIFFERENCES = [
 export interface DifferentialReport {
   readonly miles_root: string;
   readonly session_server: SessionServerKind;
+  /** With `--session-server miles`: the checkout it ran from, and the profile its capabilities make it. */
+  readonly session_server_root: string | null;
+  readonly miles_profile: { readonly name: string; readonly commits: readonly string[] } | null;
   readonly seed: number;
   readonly steps: number;
   readonly rollout_batch_size: number;
@@ -82,7 +95,17 @@ function titoModelFor(kind: SessionServerKind): TitoModel {
 
 export async function runDifferential(options: DifferentialOptions): Promise<DifferentialReport> {
   await preflightMilesRollout(options.milesRoot, options.python);
-  if (options.sessionServer === 'miles') checkMilesRoot(options.milesRoot);
+  const serverRoot = options.sessionServerRoot ?? options.milesRoot;
+  const serverPython = options.sessionServerPython ?? options.python;
+  let profile: DifferentialReport['miles_profile'] = null;
+  if (options.sessionServer === 'miles') {
+    checkMilesRoot(serverRoot);
+    const chosen = profileForCheckout(
+      await readMilesCapabilities(serverRoot, serverPython),
+      options.milesProfile,
+    );
+    profile = { name: chosen.name, commits: chosen.commits };
+  }
   const prompts = await loadPrompts(options.prompts);
   const episodes = await episodesFor(options, prompts);
   const titoModel = titoModelFor(options.sessionServer);
@@ -98,15 +121,15 @@ export async function runDifferential(options: DifferentialOptions): Promise<Dif
       ? async (backendUrl: string): Promise<StackSessionServer> => {
           const instanceId = randomUUID().replaceAll('-', '');
           const server = await startMilesServer({
-            milesRoot: options.milesRoot,
-            python: options.python,
+            milesRoot: serverRoot,
+            python: serverPython,
             backendUrl,
             vocabularyTraces: [],
             instanceId,
           });
           // Both sides start the same launcher: keep the last one's lines.
           sessionServerReplacements.length = 0;
-          for (const r of server.replacements) sessionServerReplacements.push(r);
+          for (const r of [...server.replacements, ...server.adaptations]) sessionServerReplacements.push(r);
           const url = new URL(server.url);
           return {
             url: server.url,
@@ -191,6 +214,8 @@ export async function runDifferential(options: DifferentialOptions): Promise<Dif
   return {
     miles_root: options.milesRoot,
     session_server: options.sessionServer,
+    session_server_root: options.sessionServer === 'miles' ? serverRoot : null,
+    miles_profile: profile,
     seed: options.seed,
     steps: options.steps,
     rollout_batch_size: options.rolloutBatchSize,

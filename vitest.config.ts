@@ -40,6 +40,11 @@ export default defineConfig({
     // directory or a global, and each file starts and closes its own servers.
     maxWorkers: Math.max(2, availableParallelism()),
     isolate: false,
+    // A safety net for every project's hooks, as the projects' testTimeout is for tests: loading HF's Qwen3
+    // tokenizer (hf-bpe-tokenizer.python.test.ts) and the refresh-surface fixture run
+    // (test/drift/refresh-surface.test.ts) took over vitest's 10 s in shuffled full runs at load 13,
+    // without a wrong answer.
+    hookTimeout: 30_000,
     globalSetup: ['test/setup/python-path.ts', 'test/setup/compile-cache.ts'],
     setupFiles: ['test/setup/fast-check.ts', 'test/setup/fresh-state.ts'],
     reporters: ['default', './test/setup/summary-reporter.ts'],
@@ -51,10 +56,8 @@ export default defineConfig({
           include: SUITES.unit,
           exclude: PROCESS_STATE,
           // A safety net, not a speed bound: a few properties take 2–3 s alone and over 5 s (vitest's
-          // default) on 2 busy cores, which failed them without a wrong answer. Hooks alike: loading HF's
-          // Qwen3 tokenizer (hf-bpe-tokenizer.python.test.ts) took over 10 s in shuffled full runs at load 13.
+          // default) on 2 busy cores, which failed them without a wrong answer.
           testTimeout: 30_000,
-          hookTimeout: 30_000,
         },
       },
       {

@@ -20,7 +20,17 @@ const UNIT_ROOTS = [
  * purpose (an escaped key misread through the hidden classes its parses leave), which would then misread
  * keys in the oracles of later files sharing the worker.
  */
-const PROCESS_STATE = ['common/native-json-keys.test.ts'];
+export const PROCESS_STATE = ['common/native-json-keys.test.ts'];
+
+/** Each suite's test files, by project name: `npm test` runs them all, `npm run test:deep` too (shuffled). */
+export const SUITES = {
+  unit: [...UNIT_ROOTS.map((r) => `${r}/**/*.test.ts`), 'test/unit/**/*.test.ts'],
+  drift: ['test/drift/**/*.test.ts'],
+  servers: ['test/servers/**/*.test.ts'],
+  replay: ['test/replay/**/*.test.ts'],
+  miles: ['test/miles/**/*.test.ts'],
+  gpu: ['test/gpu/**/*.test.ts'],
+};
 
 export default defineConfig({
   test: {
@@ -30,6 +40,11 @@ export default defineConfig({
     // directory or a global, and each file starts and closes its own servers.
     maxWorkers: Math.max(2, availableParallelism()),
     isolate: false,
+    // A safety net for every project's hooks, as the projects' testTimeout is for tests: loading HF's Qwen3
+    // tokenizer (hf-bpe-tokenizer.python.test.ts) and the refresh-surface fixture run
+    // (test/drift/refresh-surface.test.ts) took over vitest's 10 s in shuffled full runs at load 13,
+    // without a wrong answer.
+    hookTimeout: 30_000,
     globalSetup: ['test/setup/python-path.ts', 'test/setup/compile-cache.ts'],
     setupFiles: ['test/setup/fast-check.ts', 'test/setup/fresh-state.ts'],
     reporters: ['default', './test/setup/summary-reporter.ts'],
@@ -38,7 +53,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: [...UNIT_ROOTS.map((r) => `${r}/**/*.test.ts`), 'test/unit/**/*.test.ts'],
+          include: SUITES.unit,
           exclude: PROCESS_STATE,
           // A safety net, not a speed bound: a few properties take 2–3 s alone and over 5 s (vitest's
           // default) on 2 busy cores, which failed them without a wrong answer.
@@ -53,22 +68,22 @@ export default defineConfig({
         // A safety net as in unit: the python: sides start an interpreter, which took over vitest's 5 s
         // default on 2 busy cores without a wrong answer.
         extends: true,
-        test: { name: 'drift', include: ['test/drift/**/*.test.ts'], testTimeout: 30_000 },
+        test: { name: 'drift', include: SUITES.drift, testTimeout: 30_000 },
       },
       {
         extends: true,
-        test: { name: 'servers', include: ['test/servers/**/*.test.ts'], testTimeout: 30_000 },
+        test: { name: 'servers', include: SUITES.servers, testTimeout: 30_000 },
       },
       {
         extends: true,
-        test: { name: 'replay', include: ['test/replay/**/*.test.ts'], testTimeout: 120_000 },
+        test: { name: 'replay', include: SUITES.replay, testTimeout: 120_000 },
       },
       {
         // Miles' own Python on CPU; skipped with reasons without MILES_ROOT (test/miles/gate.ts).
         extends: true,
         test: {
           name: 'miles',
-          include: ['test/miles/**/*.test.ts'],
+          include: SUITES.miles,
           testTimeout: 600_000,
           hookTimeout: 600_000,
         },
@@ -77,7 +92,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'gpu',
-          include: ['test/gpu/**/*.test.ts'],
+          include: SUITES.gpu,
           testTimeout: 3_600_000,
           hookTimeout: 600_000,
         },

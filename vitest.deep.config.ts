@@ -1,30 +1,31 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { PROCESS_STATE, SUITES } from './vitest.config.ts';
 
-// `npm run test:deep`: the campaigns whose value grows with their count, run by .ci/run after `npm test`
-// (docs/testing.md, "Deep tier"). Every property test file of the suite (any test file that calls
-// fc.assert or fc.check, found when this config loads, so new ones join by themselves) with each
-// property's run count multiplied by HARNESS_DEEP_FACTOR (default 10; test/deep/fast-check-deep.ts), and
-// the long fuzz campaign of test/deep/. `npm test` keeps every one of these tests at its own count.
-const ROOT = fileURLToPath(new URL('.', import.meta.url));
-const SKIP = new Set(['node_modules', '.git', '.stryker-tmp', 'reports']);
-const DEEP_FAST_CHECK = join(ROOT, 'test/deep/fast-check-deep.ts');
+// `npm run test:deep`, run by .ci/run after `npm test` (docs/testing.md, "Deep tier"): the whole suite in
+// an order shuffled from a fresh seed, with every property test's run count multiplied by
+// HARNESS_DEEP_FACTOR (default 10; test/deep/fast-check-deep.ts), plus the long fuzz campaign of
+// test/deep/. `npm test` keeps its fixed order and every test at its own count.
+const DEEP_FAST_CHECK = fileURLToPath(new URL('test/deep/fast-check-deep.ts', import.meta.url));
 // Property files that do not scale: the policy's record of unhandled requests is bounded (1000 entries,
 // fakes/policy/server.ts), and this file counts its 404s against it.
-const NOT_SCALED = new Set(['test/servers/bad-input.test.ts']);
+const NOT_SCALED = ['test/servers/bad-input.test.ts'];
 
-function propertyFiles(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
-    const rel = dir === '' ? e.name : `${dir}/${e.name}`;
-    if (e.isDirectory()) return SKIP.has(e.name) || e.name.startsWith('.') ? [] : propertyFiles(rel);
-    if (!e.name.endsWith('.test.ts')) return [];
-    if (NOT_SCALED.has(rel)) return [];
-    return /\bfc\.(assert|check)\(/.test(readFileSync(join(ROOT, rel), 'utf8')) ? [rel] : [];
-  });
+function deepSeed(): number {
+  const given = process.env.HARNESS_DEEP_SEED;
+  if (given === undefined) return Math.floor(Math.random() * 2 ** 31);
+  const seed = Number(given);
+  if (!Number.isInteger(seed) || seed < 0)
+    throw new Error(`HARNESS_DEEP_SEED must be a whole number ≥ 0, got ${given}`);
+  return seed;
 }
+// One seed orders the files and the tests in each file and seeds the fuzz campaign (passed to the workers
+// as HARNESS_DEEP_SEED). vitest prints it at the start (`Running tests with seed "N"`), so a failure that
+// depends on the order replays with HARNESS_DEEP_SEED=N npm run test:deep.
+const seed = deepSeed();
+
+const timeouts = { testTimeout: 600_000, hookTimeout: 600_000 };
 
 export default defineConfig({
   plugins: [
@@ -34,19 +35,34 @@ export default defineConfig({
       name: 'deep-fast-check',
       enforce: 'pre',
       resolveId: (source: string, importer: string | undefined) =>
-        source === 'fast-check' && importer?.endsWith('.test.ts') ? DEEP_FAST_CHECK : null,
+        source === 'fast-check' &&
+        importer?.endsWith('.test.ts') &&
+        !NOT_SCALED.some((file) => importer.endsWith(file))
+          ? DEEP_FAST_CHECK
+          : null,
     },
   ],
   test: {
-    // A worker per core, as in vitest.config.ts, but a process per file: native-json-keys.test.ts poisons
-    // V8's JSON.parse on purpose, and here each file's runs are long enough for the start-up not to count.
+    // As in vitest.config.ts: a worker per core running file after file in one process, so state one file
+    // leaves behind for the next shows up here too, in an order `npm test` never tries.
     maxWorkers: Math.max(2, availableParallelism()),
-    isolate: true,
+    isolate: false,
+    sequence: { shuffle: true, seed },
+    env: { HARNESS_DEEP_SEED: String(seed) },
     globalSetup: ['test/setup/python-path.ts', 'test/setup/compile-cache.ts'],
     setupFiles: ['test/setup/fast-check.ts', 'test/setup/fresh-state.ts'],
     reporters: ['default', './test/setup/summary-reporter.ts'],
-    include: [...propertyFiles(''), 'test/deep/**/*.test.ts'],
-    testTimeout: 600_000,
-    hookTimeout: 600_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'deep',
+          include: [...Object.values(SUITES).flat(), 'test/deep/**/*.test.ts'],
+          exclude: PROCESS_STATE,
+          ...timeouts,
+        },
+      },
+      { extends: true, test: { name: 'deep-isolated', include: PROCESS_STATE, isolate: true, ...timeouts } },
+    ],
   },
 });

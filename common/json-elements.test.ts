@@ -8,7 +8,9 @@ import {
   skipJsonValue,
   skipJsonWhitespace,
 } from './json-elements.ts';
-import { faithfulJsonDumps, pythonJsonDumps, pythonJsonLoads } from './python-json.ts';
+import { pythonJsonDumps } from './python-json/dumps.ts';
+import { faithfulJsonDumps } from './python-json/faithful-dumps.ts';
+import { pythonJsonLoads } from './python-json/loads.ts';
 
 /**
  * The structural scan against the parsers: every element's bytes, cut where the scan says it ends,

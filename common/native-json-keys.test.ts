@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nativeJsonKeysTrusted } from './native-json-keys.ts';
-import { parseJson, pythonJsonLoads } from './python-json.ts';
+import { parseJson, pythonJsonLoads } from './python-json/loads.ts';
 
 /**
  * V8's `JSON.parse` misreads an escaped key after an earlier parse left a transition for a key holding a

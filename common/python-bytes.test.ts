@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeJsonBytes, detectJsonEncoding, PythonUnicodeDecodeError } from './python-bytes.ts';
-import { PythonJsonDecodeError, pythonJsonLoadsBytes } from './python-json.ts';
+import { PythonJsonDecodeError } from './python-json/faithful-loads.ts';
+import { pythonJsonLoadsBytes } from './python-json/loads.ts';
 
 // Expected values are what CPython 3's `json.loads(bytes)` gives for the same bytes.
 const bytes = (...parts: Array<string | number[]>) =>

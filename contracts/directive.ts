@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseJson } from '../common/python-json.ts';
+import { parseJson } from '../common/python-json/loads.ts';
 
 /** The `x-harness-directive` header's JSON (docs/architecture.md "Policy directives"); all keys optional. */
 export const DirectiveSchema = z.strictObject({

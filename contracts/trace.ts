@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { HarnessError } from '../common/errors.ts';
 import { fsReason } from '../common/fs-reason.ts';
-import { parseJson } from '../common/python-json.ts';
+import { parseJson } from '../common/python-json/loads.ts';
 
 /**
  * `session-trace/1` (fixtures/conformance/README.md): the ordered chat requests an agent sent to one

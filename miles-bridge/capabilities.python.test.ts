@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseJson } from '../common/python-json.ts';
+import { parseJson } from '../common/python-json/loads.ts';
 import { MilesCapabilitiesSchema } from '../replay/conformance/miles-capabilities.ts';
 
 // The launcher's reading of a checkout's shape (capabilities.py), on checkouts made of the marker files

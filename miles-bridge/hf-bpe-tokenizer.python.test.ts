@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import fc from 'fast-check';
 import { Tokenizer as RustTokenizer } from 'tokenizers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseJson } from '../common/python-json.ts';
+import { parseJson } from '../common/python-json/loads.ts';
 import {
   LoneSurrogateError,
   loneSurrogateAt,

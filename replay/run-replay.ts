@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { HarnessError } from '../common/errors.ts';
 import { fsReason } from '../common/fs-reason.ts';
-import { parseJson } from '../common/python-json.ts';
+import { parseJson } from '../common/python-json/loads.ts';
 import { DEFAULT_MILES_PROFILE, type MilesProfile, type MilesSwitches } from '../contracts/miles-profile.ts';
 import {
   DEFAULT_EPISODES_DIR,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { commandHelp, parseFlags, valueFlag } from '../../common/cli-flags.ts';
 import { HarnessError } from '../../common/errors.ts';
 import { fsReason } from '../../common/fs-reason.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { wholeNumber } from '../../common/whole-number.ts';
 import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
 import { generateEpisodes } from '../../fakes/harbor/generator/generate.ts';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { commandHelp, parseFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
 import { HarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { milesProfileLine } from '../../contracts/miles-profile.ts';
 import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { readSessionTrace } from '../../contracts/trace.ts';

@@ -144,7 +144,7 @@ export function closeConnectionAfter(res: ServerResponse): void {
   res.once('finish', () => socket?.destroy());
 }
 
-/** Writes JSON text already rendered (e.g. with Python's number types, common/python-json.ts). */
+/** Writes JSON text already rendered (e.g. with Python's number types, common/python-json/dumps.ts). */
 export function sendJsonText(
   res: import('node:http').ServerResponse,
   status: number,

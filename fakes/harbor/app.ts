@@ -1,11 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { BodyTooLargeError } from '../../common/http/body.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { bearerMatches } from './admin-auth.ts';
-import type { CallEvent } from './engine/play-episode.ts';
+import type { CallEvent } from './engine/episode-calls.ts';
 import type { EpisodeCatalog } from './episode-catalog.ts';
 import { resolveEpisode } from './episode-schema.ts';
 import type { HarborServerEvents } from './events.ts';
+import type { HarborOptions } from './harbor-options.ts';
 import {
   baseUrlProblem,
   FlushRequestSchema,
@@ -16,8 +17,8 @@ import {
   RunRequestSchema,
 } from './run-protocol.ts';
 import { runResultJson } from './run-result-wire.ts';
-import type { HarborServerOptions, TrialRecord, TrialRef } from './server.ts';
 import { runTrial, TrialCancelledError } from './trial.ts';
+import type { TrialRecord, TrialRef } from './trial-record.ts';
 import { TrialSlots } from './trial-slots.ts';
 
 /**
@@ -113,8 +114,8 @@ function requestPath(target: string): string | undefined {
   }
 }
 
-/** The server's options with their defaults applied. */
-type HarborAppOptions = HarborServerOptions & {
+/** The core's options with their defaults applied. */
+type HarborAppOptions = HarborOptions & {
   readonly maxConcurrent: number;
   readonly agentTimeoutS: number;
   readonly bodyLimitBytes: number;

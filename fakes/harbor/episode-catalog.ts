@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
 import { fsReason } from '../../common/fs-reason.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { type EpisodeScript, EpisodeScriptSchema } from './episode-schema.ts';
 
 /** The bundled scripts: fixtures/episodes/*.json and the pool under fixtures/episodes/pool/. */

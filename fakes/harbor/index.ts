@@ -1,14 +1,8 @@
 /** The mock Harbor agent server and the Terminus-2 episode engine: the API the rest of the harness uses. */
 
-export {
-  type CallEvent,
-  type EpisodeResult,
-  MAIN_CALL_ATTEMPTS,
-  type PlayEpisodeOptions,
-  playEpisode,
-  SUB_CALL_ATTEMPTS,
-  type TokenCounter,
-} from './engine/play-episode.ts';
+export { type CallEvent, MAIN_CALL_ATTEMPTS, SUB_CALL_ATTEMPTS } from './engine/episode-calls.ts';
+export type { TokenCounter } from './engine/episode-history.ts';
+export { type EpisodeResult, type PlayEpisodeOptions, playEpisode } from './engine/play-episode.ts';
 export { estimateTokens } from './engine/token-estimate.ts';
 export {
   DEFAULT_EPISODES_DIR,
@@ -29,6 +23,7 @@ export {
   type ResolvedEpisode,
   resolveEpisode,
 } from './episode-schema.ts';
+export { DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_CONCURRENT, type HarborOptions } from './harbor-options.ts';
 export {
   type AgentMetrics,
   AgentMetricsSchema,
@@ -41,12 +36,5 @@ export {
   type RunResult,
   RunResultSchema,
 } from './run-protocol.ts';
-export {
-  DEFAULT_AGENT_TIMEOUT_S,
-  DEFAULT_MAX_CONCURRENT,
-  type HarborServer,
-  type HarborServerOptions,
-  startHarborServer,
-  type TrialRecord,
-  type TrialRef,
-} from './server.ts';
+export { type HarborServer, type HarborServerOptions, startHarborServer } from './server.ts';
+export type { TrialRecord, TrialRef } from './trial-record.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PythonFloat, parseJson, pythonJsonLoads } from '../../common/python-json.ts';
+import { parseJson, pythonJsonLoads } from '../../common/python-json/loads.ts';
+import { PythonFloat } from '../../common/python-json/values.ts';
 import type { RunResult } from './run-protocol.ts';
 import { RunResultSchema } from './run-protocol.ts';
 import { runResultJson } from './run-result-wire.ts';

@@ -1,4 +1,5 @@
-import { PythonFloat, starletteJson } from '../../common/python-json.ts';
+import { starletteJson } from '../../common/python-json/dumps.ts';
+import { PythonFloat } from '../../common/python-json/values.ts';
 import type { AgentMetrics, RunResult } from './run-protocol.ts';
 
 /** The agent metrics Harbor's agent server computes as Python floats (durations, ratios, cost). */

@@ -2,62 +2,31 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { closeConnectionAfter, readBody, sendJsonText } from '../../common/http/body.ts';
 import { type RunningServer, startHttpServer } from '../../common/http/server.ts';
 import { HarborApp, type HarborRequest } from './app.ts';
-import type { CallEvent, TokenCounter } from './engine/play-episode.ts';
 import { DEFAULT_EPISODES_DIR, EpisodeCatalog, loadEpisodeScripts } from './episode-catalog.ts';
 import type { EpisodeScript } from './episode-schema.ts';
 import { createHarborServerEvents, type HarborServerEvents } from './events.ts';
-import type { Health, RunResult } from './run-protocol.ts';
+import {
+  DEFAULT_AGENT_TIMEOUT_S,
+  DEFAULT_MAX_CONCURRENT,
+  DEFAULT_RUN_BODY_LIMIT_BYTES,
+  type HarborOptions,
+} from './harbor-options.ts';
+import type { Health } from './run-protocol.ts';
+import type { TrialRecord } from './trial-record.ts';
 
 /**
  * The mock Harbor "miles agent server": `POST /run`, `GET /health`, `POST /flush`
  * (docs/harbor.md; rebuilt from radixark/miles@31f1ca96 examples/swe-agent-harbor-docker/). Each `/run` is
  * one trial playing a scripted Terminus-2 episode against the request's `base_url`. The routes live in
- * `app.ts`; this is their node:http transport.
+ * `app.ts`; this is their node:http transport. The core's options are harbor-options.ts.
  */
 
-/** Recipe values: `--max-concurrent 32 --agent-timeout 3600` (docs/harbor.md "Running it"). */
-export const DEFAULT_MAX_CONCURRENT = 32;
-export const DEFAULT_AGENT_TIMEOUT_S = 3600;
-/** A /run body is a few KB of metadata and sampling params; 1 MiB is generous. */
-export const DEFAULT_RUN_BODY_LIMIT_BYTES = 1024 * 1024;
-
-export interface HarborServerOptions {
+/** The core's options, the scripts it plays and where it listens. */
+export interface HarborServerOptions extends HarborOptions {
   /** A directory of episode scripts, or scripts already loaded. Default: the bundled fixtures. */
   readonly episodes?: string | readonly EpisodeScript[];
-  readonly maxConcurrent?: number;
-  /** Agent-phase limit in seconds (fractions allowed); the trial ends as TimeLimitExceeded. */
-  readonly agentTimeoutS?: number;
-  /** When set, `/flush` requires `Authorization: Bearer <secret>`. */
-  readonly adminSecret?: string;
   readonly host?: string;
   readonly port?: number;
-  readonly bodyLimitBytes?: number;
-  /** Accept a `/run` whose `base_url` host is not loopback (default: refused with 400 invalid_base_url). */
-  readonly allowRemoteBaseUrl?: boolean;
-  /** The episodes' HTTP client (tests may inject one). */
-  readonly fetchImpl?: typeof fetch;
-  /** Every model-call attempt of every trial, as it happens. */
-  readonly onCall?: (trial: TrialRef, event: CallEvent) => void;
-  /** The history token counter of the summarization decisions (default: each script's own, see episodes.md). */
-  readonly countTokens?: TokenCounter;
-}
-
-/** Which trial something belongs to. */
-export interface TrialRef {
-  readonly id: number;
-  readonly instanceId: string;
-  /** How many earlier trials this instance id had on this server (picks the variant without a sample index). */
-  readonly trialIndex: number;
-  /** The script's own instance id. */
-  readonly episode: string;
-  readonly variant: number;
-  readonly sessionServerInstanceId: string | undefined;
-  readonly baseUrl: string;
-}
-
-/** What the server remembers about each trial it answered. */
-export interface TrialRecord extends TrialRef {
-  readonly result: RunResult;
 }
 
 export interface HarborServer {

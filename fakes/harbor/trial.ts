@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { CallEvent } from './engine/episode-calls.ts';
+import type { TokenCounter } from './engine/episode-history.ts';
 import { ScriptedTimeoutError } from './engine/errors.ts';
-import { type CallEvent, type EpisodeResult, playEpisode, type TokenCounter } from './engine/play-episode.ts';
+import { type EpisodeResult, playEpisode } from './engine/play-episode.ts';
 import type { ExitStatus, ResolvedEpisode } from './episode-schema.ts';
 import type { AgentMetrics, RunResult } from './run-protocol.ts';
 

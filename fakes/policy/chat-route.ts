@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../common/python-json.ts';
+import { isJsonObject } from '../../common/python-json/values.ts';
 import { parseDirective } from '../../contracts/directive.ts';
 import { DIRECTIVE_HEADER, ROUTING_KEY_HEADER } from '../../contracts/policy-headers.ts';
 import { lastMessageHead, messagesDigest } from '../../contracts/request-digest.ts';

@@ -1,5 +1,5 @@
 import { HttpResponse, http, type RequestHandler } from 'msw';
-import { isJsonObject } from '../../common/python-json.ts';
+import { isJsonObject } from '../../common/python-json/values.ts';
 import { createAnswerState } from './answer.ts';
 import { answerRequest, type ChatRouteState } from './chat-route.ts';
 import { bodyBytesReader, promptHashing } from './compose.ts';

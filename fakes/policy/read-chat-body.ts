@@ -1,4 +1,4 @@
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import type { MessagesSummary } from './log-entry.ts';
 import type { PolicyRequestLike } from './policy-request.ts';
 

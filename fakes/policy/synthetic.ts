@@ -1,4 +1,4 @@
-import { pythonJsonDumps } from '../../common/python-json.ts';
+import { pythonJsonDumps } from '../../common/python-json/dumps.ts';
 import { seededRandom } from '../../common/random.ts';
 import type { Directive } from '../../contracts/directive.ts';
 

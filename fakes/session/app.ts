@@ -9,12 +9,9 @@ import {
   DEFAULT_BODY_LIMIT_BYTES,
 } from '../../common/http/body.ts';
 import { BodyBufferPool } from '../../common/http/body-buffers.ts';
-import {
-  isJsonObject,
-  pythonJsonLoadsBytes,
-  starletteJson,
-  unwrapPythonFloat,
-} from '../../common/python-json.ts';
+import { starletteJson } from '../../common/python-json/dumps.ts';
+import { pythonJsonLoadsBytes } from '../../common/python-json/loads.ts';
+import { isJsonObject, unwrapPythonFloat } from '../../common/python-json/values.ts';
 import { DEFAULT_MILES_PROFILE, type MilesSwitches } from '../../contracts/miles-profile.ts';
 import { type TitoFamily, type TitoModel, titoFamily } from '../tokenizer/tito.ts';
 import { BackendClient, BackendTransportError } from './backend.ts';

@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../common/python-json.ts';
+import { isJsonObject } from '../../common/python-json/values.ts';
 import type { SampleStatus, WeightVersionSpan, WireSample } from '../../contracts/wire-sample.ts';
 import type { TitoFamily } from '../tokenizer/tito.ts';
 import { LeafMismatchMemo } from './mismatch.ts';

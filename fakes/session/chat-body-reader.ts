@@ -1,4 +1,4 @@
-import { pythonJsonLoadsBytes } from '../../common/python-json.ts';
+import { pythonJsonLoadsBytes } from '../../common/python-json/loads.ts';
 
 /**
  * How one session parses its chat bodies. Miles' rule (radixark/miles@31f1ca96

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { HarnessError } from '../../common/errors.ts';
-import { isJsonObject, PythonJsonDecodeError, pythonRepr, pythonTruthy } from '../../common/python-json.ts';
+import { PythonJsonDecodeError } from '../../common/python-json/faithful-loads.ts';
+import { isJsonObject, pythonRepr, pythonTruthy } from '../../common/python-json/values.ts';
 import type { MilesSwitches } from '../../contracts/miles-profile.ts';
 import type { TemplateKwargs, TitoFamily } from '../tokenizer/tito.ts';
 import { type BackendClient, BackendTransportError } from './backend.ts';

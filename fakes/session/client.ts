@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { type SamplesReply, TreeMetadataSchema } from '../../contracts/wire-sample.ts';
 import { decodeSamples } from './wire/codec.ts';
 

@@ -1,11 +1,6 @@
-import {
-  isJsonObject,
-  PythonFloat,
-  PythonJsonDecodeError,
-  pythonJsonLoadsBytes,
-  pythonRepr,
-  pythonTypeName,
-} from '../../common/python-json.ts';
+import { PythonJsonDecodeError } from '../../common/python-json/faithful-loads.ts';
+import { pythonJsonLoadsBytes } from '../../common/python-json/loads.ts';
+import { isJsonObject, PythonFloat, pythonRepr, pythonTypeName } from '../../common/python-json/values.ts';
 import { jsonError } from './errors.ts';
 import type { SessionRequestDefaults } from './request-args.ts';
 

@@ -1,4 +1,4 @@
-import { starletteJson } from '../../common/python-json.ts';
+import { starletteJson } from '../../common/python-json/dumps.ts';
 
 /**
  * An HTTP answer that ends a request early, shaped as Miles sends it (radixark/miles@31f1ca96

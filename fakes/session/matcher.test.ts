@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PythonFloat } from '../../common/python-json.ts';
+import { PythonFloat } from '../../common/python-json/values.ts';
 import { MatcherError, strictMatch } from './matcher.ts';
 
 describe('strict matcher', () => {

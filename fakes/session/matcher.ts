@@ -1,4 +1,4 @@
-import { isJsonObject, PythonFloat } from '../../common/python-json.ts';
+import { isJsonObject, PythonFloat } from '../../common/python-json/values.ts';
 import { sameJson } from './values/same-json.ts';
 
 /**

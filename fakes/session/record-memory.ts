@@ -1,4 +1,4 @@
-import { pythonJsonPieces, pythonJsonPiecesToBytes } from '../../common/python-json.ts';
+import { pythonJsonPieces, pythonJsonPiecesToBytes } from '../../common/python-json/dumps.ts';
 import type { TokenSnapshot } from './token-snapshot.ts';
 import type { TrajectoryNode } from './tree.ts';
 
@@ -31,7 +31,7 @@ export const plainRecordMemory: RecordMemory = {
     body.input_ids = prompt.toArray();
   },
   // The pieces path writes the ids as digits straight into bytes: the same bytes as
-  // `Buffer.from(pythonJsonDumps(body))` (common/python-json-fast-path.test.ts).
+  // `Buffer.from(pythonJsonDumps(body))` (common/python-json/fast-path.test.ts).
   forwardedBytes: (body, into) => pythonJsonPiecesToBytes(pythonJsonPieces(body), ', ', into),
   committed: () => {},
 };

@@ -4,7 +4,7 @@ import {
   pythonRepr,
   pythonTruthy,
   unwrapPythonFloat,
-} from '../../common/python-json.ts';
+} from '../../common/python-json/values.ts';
 import type { TemplateKwargs } from '../tokenizer/tito.ts';
 import { jsonError } from './errors.ts';
 import { deepCopyJson } from './turn-args.ts';

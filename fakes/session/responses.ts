@@ -1,10 +1,6 @@
-import {
-  isJsonObject,
-  pythonJsonLoadsBytes,
-  pythonRepr,
-  pythonTruthy,
-  starletteJson,
-} from '../../common/python-json.ts';
+import { starletteJson } from '../../common/python-json/dumps.ts';
+import { pythonJsonLoadsBytes } from '../../common/python-json/loads.ts';
+import { isJsonObject, pythonRepr, pythonTruthy } from '../../common/python-json/values.ts';
 import type { BackendResult } from './backend.ts';
 import { internalServerError, JSON_CONTENT_TYPE, jsonError } from './errors.ts';
 import type { ReplyStream } from './wire/reply-stream.ts';

@@ -1,4 +1,4 @@
-import { isJsonObject, pythonRepr } from '../../common/python-json.ts';
+import { isJsonObject, pythonRepr } from '../../common/python-json/values.ts';
 import type { TemplateKwargs, TitoFamily } from '../tokenizer/tito.ts';
 import { type ChatBodyReader, wholeBodyReader } from './chat-body-reader.ts';
 import { jsonError } from './errors.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pythonJsonDumps } from '../../common/python-json.ts';
+import { pythonJsonDumps } from '../../common/python-json/dumps.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../common/python-json.ts';
+import { isJsonObject } from '../../common/python-json/values.ts';
 import type { TrajectoryNode } from './tree.ts';
 
 /**

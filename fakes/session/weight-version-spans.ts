@@ -1,4 +1,4 @@
-import { isJsonObject, pythonRepr, pythonTruthy } from '../../common/python-json.ts';
+import { isJsonObject, pythonRepr, pythonTruthy } from '../../common/python-json/values.ts';
 import type { SpecInfo, WeightVersionSpan } from '../../contracts/wire-sample.ts';
 import type { SessionRecord } from './record.ts';
 

@@ -1,5 +1,6 @@
-import { isJsonObject, pythonJsonDumps, pythonRepr, pythonTruthy } from '../../common/python-json.ts';
-import { pythonJsonRedump, type RedumpedJson } from '../../common/python-json-redump.ts';
+import { pythonJsonDumps } from '../../common/python-json/dumps.ts';
+import { pythonJsonRedump, type RedumpedJson } from '../../common/python-json/redump.ts';
+import { isJsonObject, pythonRepr, pythonTruthy } from '../../common/python-json/values.ts';
 
 /**
  * Miles' Qwen3 chat template, `qwen3_fixed.jinja` (radixark/miles@31f1ca96
@@ -13,7 +14,7 @@ import { pythonJsonRedump, type RedumpedJson } from '../../common/python-json-re
  * (`@huggingface/jinja` 0.5.11) ignores `strip('\n')`'s argument and prints numbers as JS does, and
  * the template's semantics are small. Python's behaviour is kept where it shows: `is string` tests,
  * `str.split/strip` with an argument, Python truthiness, `str()` of a non-string name, and tool
- * arguments re-dumped from their text (key order, `1.0`, `-0.0`, big integers: common/python-json-redump.ts).
+ * arguments re-dumped from their text (key order, `1.0`, `-0.0`, big integers: common/python-json/redump.ts).
  * Checked byte for byte against Python jinja2 (qwen3-template.test.ts, qwen3-template.python.test.ts).
  *
  * Tools are printed as given: the qwen3 family canonicalizes them first, as Miles' `extract_tool_dicts`

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { HarnessError } from '../../common/errors.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { withUnicode16Classes } from './unicode-classes.ts';
 
 /**

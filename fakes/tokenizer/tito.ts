@@ -1,5 +1,5 @@
 import { HarnessError } from '../../common/errors.ts';
-import { isJsonObject } from '../../common/python-json.ts';
+import { isJsonObject } from '../../common/python-json/values.ts';
 import type { IdBuffer } from './id-buffer.ts';
 import { qwen3Family } from './qwen3-family.ts';
 import { DEFAULT_ROLE_TOKENS, GENERATION_TOKEN, SPECIAL, ToyTokenizer } from './toy-tokenizer.ts';

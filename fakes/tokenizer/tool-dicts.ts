@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../common/python-json.ts';
+import { isJsonObject } from '../../common/python-json/values.ts';
 
 /**
  * Miles' `extract_tool_dicts` (radixark/miles@31f1ca96 miles/utils/chat_template_utils/template.py): the

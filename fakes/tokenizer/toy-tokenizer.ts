@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
-import { isJsonObject, pythonJsonDumps } from '../../common/python-json.ts';
+import { pythonJsonDumps } from '../../common/python-json/dumps.ts';
+import { isJsonObject } from '../../common/python-json/values.ts';
 import { IdBuffer } from './id-buffer.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 
 /**
  * The Unicode version of the Qwen3 split pattern's `\p{L}` and `\p{N}`. HF's Rust tokenizer (what Miles

@@ -1,5 +1,5 @@
 import { quote } from 'shell-quote';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { redactSecrets, SECRET_ENV_KEYS, secretsFromEnv } from '../../common/redact.ts';
 import { REDACTED, redactArgv, TRAIN_COMMAND } from '../../recipe/render.ts';
 import type { RecipeEnv } from '../../recipe/schema.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { shellWords } from './shell-words.ts';
 
 /** What a recipe hands to Miles: train.py's argv and the runtime env of the job. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { overlayId } from './overlays.ts';
 import { Overlay, type Surface } from './surface-schema.ts';
 

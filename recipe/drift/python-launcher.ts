@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 /** The reader that imports a launcher the way Miles' launcher tests do and prints its recipe as JSON. */
 import { LAUNCHER_READER } from '../../miles-bridge/entry-points.ts';
 import type { Invocation } from './invocation.ts';

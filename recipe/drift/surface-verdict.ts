@@ -1,4 +1,4 @@
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { redactSecrets } from '../../common/redact.ts';
 import { renderTable } from '../../common/text-table.ts';
 import { scanArgv } from './argv-scan.ts';

@@ -1,4 +1,5 @@
-import { type Rollout, rolloutKey } from '../model/rollout.ts';
+import type { Rollout } from '../model/rollout.ts';
+import { rolloutKey } from '../model/rollout-key.ts';
 import type { Evidence, EvidenceData, EvidenceKind, Severity } from './evidence-schema.ts';
 import type { CheckName, CheckResult, Verdict } from './types.ts';
 

@@ -1,6 +1,7 @@
 import { HarnessError } from '../../common/errors.ts';
 import { groupIndex, sampleIndex } from '../model/ids.ts';
 import type { Group, Rollout } from '../model/rollout.ts';
+import { rolloutKey } from '../model/rollout-key.ts';
 import type { ReplaySample } from '../model/sample.ts';
 
 /**
@@ -16,7 +17,7 @@ export function groupsFromFlatSamples(rows: readonly ReplaySample[]): Group[] {
       throw new HarnessError('config.dump_row_unkeyed', `row ${position} lacks group_index or index`, {
         details: { row: position },
       });
-    const key = row.rollout_id ?? row.index;
+    const key = rolloutKey({ rollout_id: row.rollout_id, index: row.index });
     let rollouts = groups.get(row.group_index);
     if (!rollouts) {
       rollouts = new Map();

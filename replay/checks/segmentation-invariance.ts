@@ -1,7 +1,7 @@
 import { isHarnessError } from '../../common/errors.ts';
 import { normalizeRewards } from '../grpo/normalize.ts';
 import { retainedRollouts } from '../model/retained.ts';
-import { rolloutKey } from '../model/rollout.ts';
+import { rolloutKey } from '../model/rollout-key.ts';
 import { checkResult, evidence } from './evidence.ts';
 import type { Evidence } from './evidence-schema.ts';
 import type { CheckData, InvariantCheck } from './types.ts';

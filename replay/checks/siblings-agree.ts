@@ -1,6 +1,7 @@
 import { pyFloat } from '../grpo/float32.ts';
 import { retainedRollouts } from '../model/retained.ts';
-import { type Rollout, rolloutKey } from '../model/rollout.ts';
+import type { Rollout } from '../model/rollout.ts';
+import { rolloutKey } from '../model/rollout-key.ts';
 import { checkResult, evidence } from './evidence.ts';
 import type { Evidence } from './evidence-schema.ts';
 import type { CheckData, InvariantCheck } from './types.ts';

@@ -1,4 +1,4 @@
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { decodeSafetensors, type Tensor } from '../../fakes/session/wire/safetensors.ts';
 import type { Exchange, ExchangeRecord } from './exchanges.ts';
 

@@ -1,4 +1,5 @@
-import { parseJson, pythonJsonDumps } from '../../common/python-json.ts';
+import { pythonJsonDumps } from '../../common/python-json/dumps.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { TRACE_ID_HEADER, TRACE_TURN_HEADER } from '../../contracts/policy-headers.ts';
 
 /**

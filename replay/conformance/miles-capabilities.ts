@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { MILES_PROFILES, type MilesProfile, milesProfileNamed } from '../../contracts/miles-profile.ts';
 import { SESSION_SERVER_LAUNCHER } from '../../miles-bridge/entry-points.ts';
 

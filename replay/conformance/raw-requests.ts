@@ -1,4 +1,4 @@
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { TRACE_ID_HEADER, TRACE_TURN_HEADER } from '../../contracts/policy-headers.ts';
 import type { SessionTrace } from '../../contracts/trace.ts';
 import type { Exchange, ExchangeRecord } from './exchanges.ts';

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { pythonJsonLoads } from '../../common/python-json.ts';
+import { pythonJsonLoads } from '../../common/python-json/loads.ts';
 import { readSessionTrace, type SessionTrace } from '../../contracts/trace.ts';
 import { startPolicyServer } from '../../fakes/policy/server.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';

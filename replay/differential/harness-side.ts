@@ -1,5 +1,6 @@
 import { rolloutMaskSums } from '../grpo/loss-weights.ts';
 import { retainedRollouts } from '../model/retained.ts';
+import { rolloutKey } from '../model/rollout-key.ts';
 import { effectiveLossMask } from '../model/sample.ts';
 import type { StepOutcome } from '../step/process-step.ts';
 import { type SideSample, type SideStep, tokensDigest } from './side.ts';
@@ -39,7 +40,7 @@ export async function harnessSide(outcome: StepOutcome): Promise<SideStep> {
           raw_reward: rows.map((r) => r.reward ?? Number.NaN),
           truncated: rows.map((r) => (r.status === 'truncated' ? 1 : 0)),
           sample_indices: rows.map((r) => r.index ?? Number.NaN),
-          rollout_ids: rows.map((r) => r.rollout_id ?? r.index ?? Number.NaN),
+          rollout_ids: rows.map((r) => rolloutKey(r) ?? Number.NaN),
           rollout_mask_sums: rolloutMaskSums(rows),
           response_lengths: rows.map((r) => r.response_length),
           tokens: rows.map((r) => r.tokens.length),

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
-import { pythonJsonLoads } from '../../common/python-json.ts';
+import { pythonJsonLoads } from '../../common/python-json/loads.ts';
 import { DEFAULT_SURFACE_PATH } from '../../recipe/drift/load-surface.ts';
 import { type SideStep, SideStepSchema } from './side.ts';
 

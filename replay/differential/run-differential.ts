@@ -6,7 +6,7 @@ import {
   type MilesProfile,
   milesProfileNamed,
 } from '../../contracts/miles-profile.ts';
-import { DEFAULT_AGENT_TIMEOUT_S } from '../../fakes/harbor/server.ts';
+import { DEFAULT_AGENT_TIMEOUT_S } from '../../fakes/harbor/harbor-options.ts';
 import type { TitoModel } from '../../fakes/tokenizer/tito.ts';
 import { profileForCheckout, readMilesCapabilities } from '../conformance/miles-capabilities.ts';
 import { checkMilesRoot, startMilesServer } from '../conformance/miles-server.ts';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { HarnessError } from '../../common/errors.ts';
 import { fsReason } from '../../common/fs-reason.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 
 /** The bundled prompts: the 89 Terminal-Bench 2 tasks (fixtures/tb2-tasks.txt) in the recipe's format. */
 export const DEFAULT_PROMPTS_FILE = fileURLToPath(

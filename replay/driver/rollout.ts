@@ -1,5 +1,6 @@
 import { isHarnessError } from '../../common/errors.ts';
-import { PythonFloat, parseJson, pythonJsonLoads } from '../../common/python-json.ts';
+import { parseJson, pythonJsonLoads } from '../../common/python-json/loads.ts';
+import { PythonFloat } from '../../common/python-json/values.ts';
 import { type RunResult, RunResultSchema } from '../../fakes/harbor/run-protocol.ts';
 import type { PolicyLogEntry } from '../../fakes/policy/index.ts';
 import type { SamplesReply } from '../../fakes/session/index.ts';

@@ -1,7 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import type { FaultScenario } from '../../contracts/fault-scenario.ts';
 import type { RowResult } from './run-catalogue.ts';
 import { readFaultScenario } from './scenario-file.ts';

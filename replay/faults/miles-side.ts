@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { HarnessError } from '../../common/errors.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import type { FaultScenario, MilesRowVerdict } from '../../contracts/fault-scenario.ts';
 import { REWARD_ROWS } from '../../miles-bridge/entry-points.ts';
 import { compareRecords } from '../conformance/compare.ts';

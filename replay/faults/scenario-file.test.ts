@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../common/errors.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { CATALOGUE_DIR } from './catalogue.ts';
 import { parseFaultScenario } from './scenario-file.ts';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { HarnessError } from '../../common/errors.ts';
 import { fsReason } from '../../common/fs-reason.ts';
-import { pythonJsonLoads } from '../../common/python-json.ts';
+import { pythonJsonLoads } from '../../common/python-json/loads.ts';
 import { type FaultScenario, FaultScenarioSchema } from '../../contracts/fault-scenario.ts';
 import { isTraceReply } from '../../contracts/trace.ts';
 import { qwen3Tokenizer } from '../../fakes/tokenizer/qwen3-tokenizer.ts';

@@ -1,3 +1,4 @@
+import { rolloutIdentity } from '../model/rollout-key.ts';
 import { effectiveLossMask, type ReplaySample } from '../model/sample.ts';
 import type { TrainSchedule } from './train-schedule.ts';
 
@@ -7,16 +8,15 @@ type WeightRow = Pick<
 >;
 
 /**
- * The trainer's rollout id column: `rollout_id`, else `index` (radixark/miles@31f1ca96
- * miles/ray/rollout/train_data_conversion.py `convert_samples_to_train_data`).
+ * The trainer's rollout id column (`rolloutIdentity`, replay/model/rollout-key.ts) as a map key; a row
+ * with neither id, where Miles would carry None, stands alone as `row:<position>`.
  */
 export function trainRolloutId(
   row: { readonly rollout_id: number | null; readonly index: number | null },
   position: number,
 ): string {
-  if (row.rollout_id !== null) return String(row.rollout_id);
-  if (row.index !== null) return String(row.index);
-  return `row:${position}`;
+  const identity = rolloutIdentity(row, position);
+  return identity.kind === 'position' ? `row:${identity.id}` : String(identity.id);
 }
 
 /** The rows' trainer rollout ids in order of first appearance, and each id's row positions. */

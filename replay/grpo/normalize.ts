@@ -1,4 +1,5 @@
 import { HarnessError } from '../../common/errors.ts';
+import { rolloutIdentity } from '../model/rollout-key.ts';
 import { effectiveNormalization, type NormalizationConfig } from './config.ts';
 import { f32, meanF32, pyFloat, stdF32 } from './float32.ts';
 import { type RewardRow, rewardGroupSegments } from './reward-groups.ts';
@@ -31,11 +32,8 @@ export interface NormalizedRewards {
 }
 
 function memberKey(row: RewardRow, position: number, mode: MemberMode): string {
-  if (mode === 'rollout') {
-    if (row.rollout_id !== null) return String(row.rollout_id);
-    if (row.index !== null) return String(row.index);
-  }
-  return `('row', ${position})`;
+  const identity = rolloutIdentity(row, position);
+  return mode === 'rollout' && identity.kind !== 'position' ? String(identity.id) : `('row', ${position})`;
 }
 
 function rawRewards(rows: readonly RewardRow[]): number[] {

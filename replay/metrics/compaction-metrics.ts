@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rolloutIdentity } from '../model/rollout-key.ts';
 import type { ReplaySample } from '../model/sample.ts';
 import { loggedEffectiveLength } from './logged-sample.ts';
 import { numpyMean } from './numpy-sum.ts';
@@ -43,14 +44,14 @@ export interface EpisodeKeying {
 }
 
 /**
- * `_get_rollout_key`: episodes are scoped by prompt group (and, adapter-scoped, by adapter) and keep the
- * "rollout" and "sample" kinds apart, unlike the trainer's id column.
+ * `_get_rollout_key`: `(kind, group_index, id)` of the rollout identity (replay/model/rollout-key.ts), so
+ * episodes are scoped by prompt group (and, adapter-scoped, by adapter) and keep the "rollout" and "sample"
+ * kinds apart, unlike the trainer's id column.
  */
 export function metricRolloutKey(row: MetricRow, position: number, keying?: EpisodeKeying): string {
   const scope = keying?.adapterScoped ? `${JSON.stringify(row.adapter ?? null)}|` : '';
-  if (row.rollout_id !== null) return `${scope}rollout:${row.group_index}:${row.rollout_id}`;
-  if (row.index !== null) return `${scope}sample:${row.group_index}:${row.index}`;
-  return `${scope}position:${row.group_index}:${position}`;
+  const { kind, id } = rolloutIdentity(row, position);
+  return `${scope}${kind}:${row.group_index}:${id}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { pythonFloatRepr } from '../../common/python-json.ts';
+import { pythonFloatRepr } from '../../common/python-json/values.ts';
 
 /**
  * A number with the Python type Miles sees. JSON keeps the difference (`1` is an int, `1.0` a float) and

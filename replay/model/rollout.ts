@@ -76,11 +76,3 @@ export const GroupSchema = z.object({
   dropped: DropReasonSchema.nullable(),
 });
 export type Group = z.infer<typeof GroupSchema>;
-
-/**
- * The effective rollout identity the trainer uses: `rollout_id`, else `index` (radixark/miles@31f1ca96
- * miles/ray/rollout/train_data_conversion.py).
- */
-export function rolloutKey(rollout: Pick<Rollout, 'rollout_id' | 'index'>): number {
-  return rollout.rollout_id ?? rollout.index;
-}

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import type { Converted, DumpConverter } from './dump-converter.ts';
 import type { StepFiles } from './dump-folder.ts';
 import {

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { DUMP_WRITER } from '../../miles-bridge/entry-points.ts';
 import type { TrainScheduleConfig } from '../grpo/train-schedule.ts';
 import type { Rollout } from '../model/rollout.ts';

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { PythonFloat, pythonJsonLoads } from '../../common/python-json.ts';
+import { pythonJsonLoads } from '../../common/python-json/loads.ts';
+import { PythonFloat } from '../../common/python-json/values.ts';
 import type { MilesSwitches } from '../../contracts/miles-profile.ts';
 import { type LoggedSample, toLoggedSample } from '../metrics/logged-sample.ts';
 import { type RolloutLogMetrics, rolloutLogMetrics } from '../metrics/rollout-log.ts';

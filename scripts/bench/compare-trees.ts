@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { type FlagSet, parseScriptFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
 import { EXIT } from '../../common/exit-codes.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { compare, QUICK_METRICS, STEP_METRICS, type Tree, table } from './tree-comparison.ts';
 
 /**

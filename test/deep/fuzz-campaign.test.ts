@@ -8,7 +8,8 @@ import { runFuzz } from '../../replay/fuzz/run-fuzz.ts';
 
 /**
  * Deep tier (`npm run test:deep`): a fuzz campaign ten times the size of `npm test`'s four-case one
- * (test/replay/fuzz.test.ts), from a fresh seed each run unless HARNESS_DEEP_SEED names one. Every case
+ * (test/replay/fuzz.test.ts), from the deep tier's seed (vitest.deep.config.ts draws a fresh one each run
+ * unless HARNESS_DEEP_SEED names one, and passes it here as HARNESS_DEEP_SEED). Every case
  * must pass all seven checks with the accounting identity holding over the campaign. Its value grows with
  * the count (more generated episodes, more seeds over time), so it runs here, after `npm test`, not in it.
  */

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { retainedRows } from '../../replay/model/retained.ts';
 import { ReplayReportSchema } from '../../replay/report/schema.ts';
 import { type ReplayRun, runReplay } from '../../replay/run-replay.ts';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { milesProfileNamed } from '../../contracts/miles-profile.ts';
 import { DIRECTIVE_HEADER } from '../../contracts/policy-headers.ts';
 import type { LeafRef } from '../../contracts/wire-sample.ts';

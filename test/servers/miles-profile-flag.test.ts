@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { captureIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';
-import { parseJson } from '../../common/python-json.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
 import { MILES_PROFILE_NAMES } from '../../contracts/miles-profile.ts';
 
 // `--miles-profile NAME` on every command that starts a fake (contracts/miles-profile-flag.ts, declared once):

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../common/http/server.ts';
-import { pythonJsonDumps } from '../../common/python-json.ts';
+import { pythonJsonDumps } from '../../common/python-json/dumps.ts';
 import { serveHandlers } from '../../fakes/policy/bridge.ts';
 import {
   createPolicy,

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BodyBufferPool } from '../../common/http/body-buffers.ts';
-import { pythonJsonDumps } from '../../common/python-json.ts';
+import { pythonJsonDumps } from '../../common/python-json/dumps.ts';
 import { type PolicyServerHandle, startPolicyServer } from '../../fakes/policy/index.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
 import { completionBody } from './support.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { captureIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';
 import { EpisodeScriptSchema } from '../../fakes/harbor/episode-schema.ts';
@@ -171,8 +171,10 @@ describe('secrets never appear in output, reports or printed commands', () => {
 });
 
 describe('instance_id cannot leave the tasks root', () => {
+  // A server per test: each asserts on the whole trial list, so none may see another's trials (the tests
+  // pass in any order, `--sequence.shuffle`).
   let harbor: HarborServer;
-  beforeAll(async () => {
+  beforeEach(async () => {
     const pool = EpisodeScriptSchema.parse({
       instance_id: 'pool-one',
       description: 'pool',
@@ -182,7 +184,7 @@ describe('instance_id cannot leave the tasks root', () => {
     });
     harbor = await startHarborServer({ episodes: [pool], adminSecret: ADMIN_SECRET });
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await harbor?.close();
   });
 

@@ -3,11 +3,8 @@ import { z } from 'zod';
 import { parseFlags, switchFlag, valueFlag } from '../../../common/cli-flags.ts';
 import { wholeNumber } from '../../../common/whole-number.ts';
 import { DEFAULT_EPISODES_DIR } from '../../../fakes/harbor/episode-catalog.ts';
-import {
-  DEFAULT_AGENT_TIMEOUT_S,
-  DEFAULT_MAX_CONCURRENT,
-  startHarborServer,
-} from '../../../fakes/harbor/server.ts';
+import { DEFAULT_AGENT_TIMEOUT_S, DEFAULT_MAX_CONCURRENT } from '../../../fakes/harbor/harbor-options.ts';
+import { startHarborServer } from '../../../fakes/harbor/server.ts';
 import type { CliIo } from '../../io.ts';
 import type { ServeTarget } from '../serve.ts';
 import { hostFlag, portFlag } from './options.ts';

@@ -1,4 +1,4 @@
-import { parseJson } from '../../../common/python-json.ts';
+import { parseJson } from '../../../common/python-json/loads.ts';
 import type { Directive } from '../../../contracts/directive.ts';
 import { DIRECTIVE_HEADER } from '../../../contracts/policy-headers.ts';
 import { ChatCallError, EpisodeAbortedError } from './errors.ts';

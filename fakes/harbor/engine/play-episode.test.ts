@@ -8,13 +8,9 @@ import {
   resolveEpisode,
 } from '../episode-schema.ts';
 import { directivePolicy, type RecordedChatRequest } from '../testing/directive-policy.ts';
-import {
-  type CallEvent,
-  MAIN_CALL_ATTEMPTS,
-  playEpisode,
-  SUB_CALL_ATTEMPTS,
-  type TokenCounter,
-} from './play-episode.ts';
+import { type CallEvent, MAIN_CALL_ATTEMPTS, SUB_CALL_ATTEMPTS } from './episode-calls.ts';
+import type { TokenCounter } from './episode-history.ts';
+import { playEpisode } from './play-episode.ts';
 import {
   answerPrompt,
   firstPrompt,

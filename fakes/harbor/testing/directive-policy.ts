@@ -1,5 +1,5 @@
 import { getResponse, http } from 'msw';
-import { parseJson } from '../../../common/python-json.ts';
+import { parseJson } from '../../../common/python-json/loads.ts';
 import { type Directive, parseDirective } from '../../../contracts/directive.ts';
 import { DIRECTIVE_HEADER } from '../../../contracts/policy-headers.ts';
 import { createPolicy } from '../../policy/handlers.ts';

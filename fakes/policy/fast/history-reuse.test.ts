@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pythonJsonDumps } from '../../../common/python-json.ts';
+import { pythonJsonDumps } from '../../../common/python-json/dumps.ts';
 import { ROUTING_KEY_HEADER } from '../../../contracts/policy-headers.ts';
 import { canonicalJson, MESSAGE_HEAD_CHARS } from '../../../contracts/request-digest.ts';
 import { createPolicy, type PolicyRequestLike } from '../handlers.ts';

@@ -12,7 +12,7 @@ import {
   scanObjectTail,
   skipJsonWhitespace,
 } from '../../../common/json-elements.ts';
-import { parseJson } from '../../../common/python-json.ts';
+import { parseJson } from '../../../common/python-json/loads.ts';
 import { continueMessagesHash, lastMessageHead } from '../../../contracts/request-digest.ts';
 import type { MessagesSummary } from '../log-entry.ts';
 import { INPUT_IDS_KEY, restBefore, restObject, writeInts } from './input-ids-body.ts';

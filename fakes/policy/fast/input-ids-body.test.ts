@@ -1,7 +1,7 @@
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pythonJsonDumps } from '../../../common/python-json.ts';
+import { pythonJsonDumps } from '../../../common/python-json/dumps.ts';
 import { splitInputIds } from './input-ids-body.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { parseJson } from '../../../common/python-json.ts';
+import { parseJson } from '../../../common/python-json/loads.ts';
 
 /**
  * The chat body as the policy reads it (`JSON.parse` of the UTF-8 text, as `Request.json()` does),

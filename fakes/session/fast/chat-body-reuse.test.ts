@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { faithfulJsonDumps, isJsonObject, pythonJsonLoadsBytes } from '../../../common/python-json.ts';
+import { faithfulJsonDumps } from '../../../common/python-json/faithful-dumps.ts';
+import { pythonJsonLoadsBytes } from '../../../common/python-json/loads.ts';
+import { isJsonObject } from '../../../common/python-json/values.ts';
 import { ChatBodyReuse } from './chat-body-reuse.ts';
 
 /**
@@ -13,7 +15,7 @@ import { ChatBodyReuse } from './chat-body-reuse.ts';
 
 type Outcome = { ok: true; text: string } | { ok: false; error: string };
 
-// As python-json-fast-path.test.ts: every difference shows (-0, NaN, key order, floats kept as floats,
+// As common/python-json/fast-path.test.ts: every difference shows (-0, NaN, key order, floats kept as floats,
 // lone surrogates), plus the error's class and its full message (positions included).
 function outcome(run: () => unknown): Outcome {
   try {

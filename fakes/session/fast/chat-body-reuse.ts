@@ -12,7 +12,8 @@ import {
   skipJsonWhitespace,
 } from '../../../common/json-elements.ts';
 import { detectJsonEncoding } from '../../../common/python-bytes.ts';
-import { isJsonObject, pythonJsonLoadsBytes } from '../../../common/python-json.ts';
+import { pythonJsonLoadsBytes } from '../../../common/python-json/loads.ts';
+import { isJsonObject } from '../../../common/python-json/values.ts';
 
 /**
  * Speed only: a chat body parsed as `json.loads(bytes)` does, reusing the messages of the session's

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PythonFloat, pythonJsonDumps, pythonJsonLoads } from '../../../common/python-json.ts';
+import { pythonJsonDumps } from '../../../common/python-json/dumps.ts';
+import { pythonJsonLoads } from '../../../common/python-json/loads.ts';
+import { PythonFloat } from '../../../common/python-json/values.ts';
 import { pythonJson } from '../../../test/helpers/python-oracle.ts';
 import { TokenSnapshot } from '../token-snapshot.ts';
 import { forwardedBodyBytes } from './forwarded-body.ts';

@@ -1,6 +1,10 @@
 import { AsciiWriter } from '../../../common/ascii-writer.ts';
 import { withRoom } from '../../../common/buffer-room.ts';
-import { pythonJsonDumps, pythonJsonPieces, pythonJsonPiecesToBytes } from '../../../common/python-json.ts';
+import {
+  pythonJsonDumps,
+  pythonJsonPieces,
+  pythonJsonPiecesToBytes,
+} from '../../../common/python-json/dumps.ts';
 import type { TokenSnapshot } from '../token-snapshot.ts';
 import { promptSource } from './prompt-ids-getter.ts';
 

@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../../common/python-json.ts';
+import { isJsonObject } from '../../../common/python-json/values.ts';
 import { sameStrictFields, strictMessageKey } from '../matcher.ts';
 import type { AttachIndex, AttachPoint, TrajectoryNode } from '../tree.ts';
 import { sameJson } from '../values/same-json.ts';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PythonFloat, pythonJsonDumps } from '../../../common/python-json.ts';
+import { pythonJsonDumps } from '../../../common/python-json/dumps.ts';
+import { PythonFloat } from '../../../common/python-json/values.ts';
 import { buildForest, forestCase, parseMessage } from '../testing/near-miss-forest.ts';
 import { TokenSnapshot } from '../token-snapshot.ts';
 import { milesAttachWalk, pathMessages } from '../tree.ts';

@@ -1,4 +1,4 @@
-import { isJsonObject, pythonTruthy, pythonTypeName } from '../../../common/python-json.ts';
+import { isJsonObject, pythonTruthy, pythonTypeName } from '../../../common/python-json/values.ts';
 import type { LeafRef, WireSample } from '../../../contracts/wire-sample.ts';
 import type { SessionMetadata } from '../session-metadata.ts';
 import { deferredSource, pickKeepingDeferred, spreadKeepingDeferred } from '../values/deferred-field.ts';

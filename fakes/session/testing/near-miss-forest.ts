@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { pythonJsonLoads } from '../../../common/python-json.ts';
+import { pythonJsonLoads } from '../../../common/python-json/loads.ts';
 import type { SessionRecord } from '../record.ts';
 import { type AttachIndex, SessionTree, type TrajectoryNode } from '../tree.ts';
 

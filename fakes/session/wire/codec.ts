@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { isJsonObject, pythonJsonDumps, pythonJsonLoads } from '../../../common/python-json.ts';
+import { pythonJsonDumps } from '../../../common/python-json/dumps.ts';
+import { pythonJsonLoads } from '../../../common/python-json/loads.ts';
+import { isJsonObject } from '../../../common/python-json/values.ts';
 import {
   EmptyReasonSchema,
   SampleStatusSchema,

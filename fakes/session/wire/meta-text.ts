@@ -1,5 +1,5 @@
 import { int32TextLength, writeInt32Text } from '../../../common/ascii-writer.ts';
-import { pythonJsonDumps } from '../../../common/python-json.ts';
+import { pythonJsonDumps } from '../../../common/python-json/dumps.ts';
 import { NumberRuns } from '../values/number-runs.ts';
 import { TextPieces } from '../values/text-pieces.ts';
 import type { ByteSegment } from './reply-stream.ts';

@@ -1,6 +1,7 @@
 import { endianness } from 'node:os';
 import { HarnessError } from '../../../common/errors.ts';
-import { isJsonObject, parseJson } from '../../../common/python-json.ts';
+import { parseJson } from '../../../common/python-json/loads.ts';
+import { isJsonObject } from '../../../common/python-json/values.ts';
 import type { ByteSegment } from './reply-stream.ts';
 
 /**

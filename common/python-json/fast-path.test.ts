@@ -1,18 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  faithfulJsonDumps,
-  faithfulJsonLoads,
-  type PythonDumpsOptions,
-  PythonFloat,
-  pythonJsonDumps,
-  pythonJsonLoads,
-  pythonJsonPieces,
-  pythonJsonPiecesToBytes,
-} from './python-json.ts';
+import { pythonJsonDumps, pythonJsonPieces, pythonJsonPiecesToBytes } from './dumps.ts';
+import { faithfulJsonDumps, type PythonDumpsOptions } from './faithful-dumps.ts';
+import { faithfulJsonLoads } from './faithful-loads.ts';
+import { pythonJsonLoads } from './loads.ts';
+import { PythonFloat } from './values.ts';
 
 /**
- * The fast paths of python-json.ts (native JSON.parse, joined pieces, native escaping) against the
+ * The fast paths (loads.ts, dumps.ts: native JSON.parse, joined pieces, native escaping) against the
  * character-by-character faithful parser and writer: identical values and identical bytes, or the
  * identical error. The generators are built to hit what differs between JavaScript's JSON and
  * CPython's (NaN/Infinity, lone surrogates, non-ASCII, huge integers, duplicate keys, long numbers,

@@ -1,12 +1,14 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { pythonJson } from '../test/helpers/python-oracle.ts';
-import { faithfulJsonLoads, pythonFloatRepr, pythonJsonDumps } from './python-json.ts';
+import { pythonJson } from '../../test/helpers/python-oracle.ts';
+import { pythonJsonDumps } from './dumps.ts';
+import { faithfulJsonLoads } from './faithful-loads.ts';
+import { pythonFloatRepr } from './values.ts';
 
 /**
- * CPython itself as the oracle for the fast paths of python-json.ts that read or write text a run at a
- * time: the faithful parser's string runs (values, and the exact `JSONDecodeError` text with its
- * position for broken strings), and `repr(float)` where it prints `String(v)`.
+ * CPython itself as the oracle where this folder reads or writes text a run at a time: the faithful
+ * parser's string runs in faithful-loads.ts (values, and the exact `JSONDecodeError` text with its
+ * position for broken strings), and `repr(float)` where it prints `String(v)` (values.ts).
  */
 
 function python(program: string, input: unknown): string[] {

@@ -1,17 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { pythonJsonDumps, starletteJson } from './dumps.ts';
+import { PythonJsonDecodeError } from './faithful-loads.ts';
+import { pythonJsonLoads } from './loads.ts';
 import {
   isJsonObject,
   PythonFloat,
-  PythonJsonDecodeError,
   pythonFloatRepr,
-  pythonJsonDumps,
-  pythonJsonLoads,
   pythonRepr,
   pythonTruthy,
   pythonTypeName,
-  starletteJson,
   unwrapPythonFloat,
-} from './python-json.ts';
+} from './values.ts';
 
 describe('pythonJsonLoads', () => {
   it.each([

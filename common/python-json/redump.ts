@@ -1,4 +1,5 @@
-import { faithfulJsonLoads, pythonFloatRepr } from './python-json.ts';
+import { faithfulJsonLoads } from './faithful-loads.ts';
+import { pythonFloatRepr } from './values.ts';
 
 /**
  * `json.dumps(json.loads(text), ensure_ascii=False)` straight from the text, without JS values in between:

@@ -30,9 +30,12 @@ export interface RawTrace {
   readonly agent_metadata?: unknown;
 }
 
-const compact = (value: unknown) => pythonJsonDumps(value, { ensureAscii: false, separators: [',', ':'] });
+/** A body as Python's `json.dumps(..., ensure_ascii=False, separators=(',', ':'))` writes it. */
+export const compact = (value: unknown) =>
+  pythonJsonDumps(value, { ensureAscii: false, separators: [',', ':'] });
 
-async function exchange(
+/** One request to a session server, its status, content type and body bytes kept for comparison. */
+export async function exchange(
   step: string,
   url: string,
   init: { method: string; body?: string; headers?: Record<string, string> },

@@ -1,8 +1,7 @@
-import { pythonJsonDumps } from '../../common/python-json/dumps.ts';
 import { parseJson } from '../../common/python-json/loads.ts';
 import type { FaultRollout } from '../../contracts/fault-scenario.ts';
 import { TRACE_ID_HEADER, TRACE_TURN_HEADER } from '../../contracts/policy-headers.ts';
-import type { Exchange, ExchangeRecord } from '../conformance/exchanges.ts';
+import { compact, type Exchange, type ExchangeRecord, exchange } from '../conformance/exchanges.ts';
 
 /**
  * One catalogue rollout played against one session server (the fake or Miles' own), every exchange kept
@@ -10,27 +9,6 @@ import type { Exchange, ExchangeRecord } from '../conformance/exchanges.ts';
  * (turns marked `concurrent` go out at the same moment as the turn before them), GET, the samples op with
  * the agent's reward as its metadata (what `agentic_tool_call.generate` sends: the `/run` result), DELETE.
  */
-
-const compact = (value: unknown) => pythonJsonDumps(value, { ensureAscii: false, separators: [',', ':'] });
-
-async function exchange(
-  step: string,
-  url: string,
-  init: { method: string; body?: string; headers?: Record<string, string> },
-): Promise<Exchange> {
-  const response = await fetch(url, {
-    method: init.method,
-    redirect: 'manual',
-    headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
-    ...(init.body === undefined ? {} : { body: init.body }),
-  });
-  return {
-    step,
-    status: response.status,
-    contentType: response.headers.get('content-type') ?? '',
-    body: new Uint8Array(await response.arrayBuffer()),
-  };
-}
 
 /** The turns in sending order: each batch is one turn and the concurrent turns right after it. */
 function turnBatches(rollout: FaultRollout): number[][] {

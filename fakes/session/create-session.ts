@@ -1,3 +1,4 @@
+import { PythonUnicodeDecodeError } from '../../common/python-bytes.ts';
 import {
   isJsonObject,
   PythonFloat,
@@ -75,9 +76,10 @@ function checkField(name: (typeof FIELDS)[number], raw: unknown): FieldError | {
   return errorOf(name, 'float_type', 'Input should be a valid number', raw);
 }
 
-function jsonInvalid(raw: Buffer, error: PythonJsonDecodeError): FieldError {
+function jsonInvalid(raw: Buffer, error: PythonJsonDecodeError | PythonUnicodeDecodeError): FieldError {
   const text = raw.toString('latin1');
-  const extra = /^Extra data: (line \d+ column \d+)/.exec(error.message);
+  const extra =
+    error instanceof PythonJsonDecodeError ? /^Extra data: (line \d+ column \d+)/.exec(error.message) : null;
   let message = 'expected value at line 1 column 1';
   if (extra !== null) message = `trailing characters at ${extra[1]}`;
   else if (text.trim() === '') message = `EOF while parsing a value at line 1 column ${text.length}`;
@@ -96,7 +98,8 @@ export function parseCreateSessionBody(raw: Buffer): SessionRequestDefaults {
   try {
     body = raw.length === 0 ? {} : pythonJsonLoadsBytes(raw, { keepFloats: true });
   } catch (error) {
-    if (!(error instanceof PythonJsonDecodeError)) throw error;
+    // Bytes that are not UTF-8 are invalid JSON to pydantic too (jiter: a 400, not Python's 500).
+    if (!(error instanceof PythonJsonDecodeError || error instanceof PythonUnicodeDecodeError)) throw error;
     throw jsonError(400, validationText([jsonInvalid(raw, error)]));
   }
   if (!isJsonObject(body))

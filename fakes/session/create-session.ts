@@ -76,6 +76,21 @@ function checkField(name: (typeof FIELDS)[number], raw: unknown): FieldError | {
   return errorOf(name, 'float_type', 'Input should be a valid number', raw);
 }
 
+/** Python's `repr(bytes)`: single quotes unless only a `'` is inside, `\\xNN` for bytes outside printable ASCII. */
+function bytesRepr(raw: Buffer): string {
+  const quote = raw.includes(0x27) && !raw.includes(0x22) ? '"' : "'";
+  const named: Record<number, string> = { 9: '\\t', 10: '\\n', 13: '\\r', 92: '\\\\' };
+  let out = '';
+  for (const byte of raw) {
+    const char = String.fromCharCode(byte);
+    if (named[byte] !== undefined) out += named[byte];
+    else if (char === quote) out += `\\${quote}`;
+    else if (byte < 0x20 || byte >= 0x7f) out += `\\x${byte.toString(16).padStart(2, '0')}`;
+    else out += char;
+  }
+  return `b${quote}${out}${quote}`;
+}
+
 function jsonInvalid(raw: Buffer, error: PythonJsonDecodeError | PythonUnicodeDecodeError): FieldError {
   const text = raw.toString('latin1');
   const extra =
@@ -87,7 +102,7 @@ function jsonInvalid(raw: Buffer, error: PythonJsonDecodeError | PythonUnicodeDe
     loc: null,
     type: 'json_invalid',
     msg: `Invalid JSON: ${message}`,
-    input: cut(`b${pythonRepr(text)}`),
+    input: cut(bytesRepr(raw)),
     inputType: 'bytes',
   };
 }

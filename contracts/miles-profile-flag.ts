@@ -35,5 +35,13 @@ export const milesProfileFlag = valueFlag(
  * the checkout's capabilities, and a name given here must agree with it (replay/conformance/miles-capabilities.ts).
  */
 export function checkoutMilesProfileFlag(help: string) {
+  return optionalMilesProfileFlag(help);
+}
+
+/**
+ * `--miles-profile NAME` whose default depends on the other flags (the command resolves it): unset when not
+ * given. `help` says what the profile is for and what the default is.
+ */
+export function optionalMilesProfileFlag(help: string) {
   return valueFlag('NAME', ProfileName.optional(), `${MILES_PROFILE_NAMES.join(' or ')}: ${help}`);
 }

@@ -109,7 +109,8 @@ const MILES_4D412B5A: MilesProfile = MilesProfileSchema.parse({
   ],
   about:
     'a newer session server v2: sii-avalanche/miles at 4d412b5a with two radixark files, overlaid on 31f1ca96',
-  checkedAgainstMiles: null,
+  checkedAgainstMiles:
+    'harness conformance against the overlaid tree on CPU: 40/40 bundled traces and 28/28 raw requests (docs/conformance.md "A newer Miles")',
   switches: {
     defaultPicker: 'drop_same_prompt_retries',
     chatReplyStripsMetaInfo: true,

@@ -6,10 +6,11 @@ import { commandHelp, parseFlags, switchFlag, valueFlag } from '../../common/cli
 import { HarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
 import { parseJson } from '../../common/python-json/loads.ts';
-import { milesProfileLine } from '../../contracts/miles-profile.ts';
-import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
+import { DEFAULT_MILES_PROFILE, milesProfileLine } from '../../contracts/miles-profile.ts';
+import { optionalMilesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { readSessionTrace } from '../../contracts/trace.ts';
 import { familyModel } from '../../fakes/tokenizer/tito.ts';
+import { VECTORS_MILES_PROFILE } from '../../replay/conformance/bundled-vectors.ts';
 import { importTrajectories } from '../../replay/trace/import-folder.ts';
 import {
   type ReplayResult,
@@ -43,7 +44,9 @@ policy over HTTP, then prints the tree and the samples.`,
     tokenizer: tokenizerFlag(
       "toy (default) or qwen3: the fresh fake server and policy on Qwen3's real tokenizer",
     ),
-    'miles-profile': milesProfileFlag,
+    'miles-profile': optionalMilesProfileFlag(
+      `the fresh fake server answers as (default ${DEFAULT_MILES_PROFILE.name}, the newest checked against\nreal Miles code; with --check ${VECTORS_MILES_PROFILE.name}, the Miles that made the bundled expected files)`,
+    ),
   },
 };
 
@@ -82,6 +85,9 @@ async function runReplay(argv: readonly string[], io: CliIo): Promise<number> {
   if (parsed === undefined) return 0;
   const options = { ...parsed.values, files: parsed.positionals };
   const titoModel = familyModel(options.tokenizer, options.tito_model);
+  // The expected files were made by one Miles (fixtures/conformance/PROVENANCE.md): check against that one.
+  const milesProfile =
+    options.miles_profile ?? (options.check ? VECTORS_MILES_PROFILE : DEFAULT_MILES_PROFILE);
   if (options.files.length === 0)
     throw new HarnessError(
       'usage.missing_argument',
@@ -95,7 +101,7 @@ async function runReplay(argv: readonly string[], io: CliIo): Promise<number> {
     const trace = await readSessionTrace(resolve(io.cwd, file));
     const { result } =
       options.target === undefined
-        ? await replayTraceFresh(trace, { titoModel, milesProfile: options.miles_profile })
+        ? await replayTraceFresh(trace, { titoModel, milesProfile })
         : await replayTrace(trace, options.target, { traceId: traceIdForPath(file) }).catch(
             (error: unknown) => {
               throw unreachable(options.target as string, error);
@@ -119,7 +125,7 @@ async function runReplay(argv: readonly string[], io: CliIo): Promise<number> {
   }
   if (options.check)
     io.stderr.write(
-      `${options.files.length - differences}/${options.files.length} agree (${milesProfileLine(options.miles_profile)})\n`,
+      `${options.files.length - differences}/${options.files.length} agree (${milesProfileLine(milesProfile)})\n`,
     );
   return differences === 0 ? 0 : 1;
 }

@@ -1,3 +1,4 @@
+import { PythonUnicodeDecodeError } from '../../common/python-bytes.ts';
 import { PythonJsonDecodeError } from '../../common/python-json/faithful-loads.ts';
 import { pythonJsonLoadsBytes } from '../../common/python-json/loads.ts';
 import { isJsonObject, PythonFloat, pythonRepr, pythonTypeName } from '../../common/python-json/values.ts';
@@ -70,9 +71,25 @@ function checkField(name: (typeof FIELDS)[number], raw: unknown): FieldError | {
   return errorOf(name, 'float_type', 'Input should be a valid number', raw);
 }
 
-function jsonInvalid(raw: Buffer, error: PythonJsonDecodeError): FieldError {
+/** Python's `repr(bytes)`: single quotes unless only a `'` is inside, `\\xNN` for bytes outside printable ASCII. */
+function bytesRepr(raw: Buffer): string {
+  const quote = raw.includes(0x27) && !raw.includes(0x22) ? '"' : "'";
+  const named: Record<number, string> = { 9: '\\t', 10: '\\n', 13: '\\r', 92: '\\\\' };
+  let out = '';
+  for (const byte of raw) {
+    const char = String.fromCharCode(byte);
+    if (named[byte] !== undefined) out += named[byte];
+    else if (char === quote) out += `\\${quote}`;
+    else if (byte < 0x20 || byte >= 0x7f) out += `\\x${byte.toString(16).padStart(2, '0')}`;
+    else out += char;
+  }
+  return `b${quote}${out}${quote}`;
+}
+
+function jsonInvalid(raw: Buffer, error: PythonJsonDecodeError | PythonUnicodeDecodeError): FieldError {
   const text = raw.toString('latin1');
-  const extra = /^Extra data: (line \d+ column \d+)/.exec(error.message);
+  const extra =
+    error instanceof PythonJsonDecodeError ? /^Extra data: (line \d+ column \d+)/.exec(error.message) : null;
   let message = 'expected value at line 1 column 1';
   if (extra !== null) message = `trailing characters at ${extra[1]}`;
   else if (text.trim() === '') message = `EOF while parsing a value at line 1 column ${text.length}`;
@@ -80,7 +97,7 @@ function jsonInvalid(raw: Buffer, error: PythonJsonDecodeError): FieldError {
     loc: null,
     type: 'json_invalid',
     msg: `Invalid JSON: ${message}`,
-    input: cut(`b${pythonRepr(text)}`),
+    input: cut(bytesRepr(raw)),
     inputType: 'bytes',
   };
 }
@@ -91,7 +108,8 @@ export function parseCreateSessionBody(raw: Buffer): SessionRequestDefaults {
   try {
     body = raw.length === 0 ? {} : pythonJsonLoadsBytes(raw, { keepFloats: true });
   } catch (error) {
-    if (!(error instanceof PythonJsonDecodeError)) throw error;
+    // Bytes that are not UTF-8 are invalid JSON to pydantic too (jiter: a 400, not Python's 500).
+    if (!(error instanceof PythonJsonDecodeError || error instanceof PythonUnicodeDecodeError)) throw error;
     throw jsonError(400, validationText([jsonInvalid(raw, error)]));
   }
   if (!isJsonObject(body))

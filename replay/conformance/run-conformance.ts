@@ -6,6 +6,7 @@ import { startPolicyServer } from '../../fakes/policy/server.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
 import { familyModel, type TokenizerName } from '../../fakes/tokenizer/tito.ts';
 import { traceIdForPath } from '../trace/replay.ts';
+import { BUNDLED_VECTORS_DIR } from './bundled-vectors.ts';
 import { compareRecords, type Difference } from './compare.ts';
 import { type RawTrace, recordExchanges } from './exchanges.ts';
 import { profileForCheckout, readMilesCapabilities } from './miles-capabilities.ts';
@@ -16,8 +17,6 @@ import { RAW_SCRIPT, RAW_SCRIPT_ID, recordRawRequests } from './raw-requests.ts'
  * `harness conformance`: the same traces replayed against Miles' real session server (on CPU) and the
  * fake, both in front of one scripted policy, every answer compared (see compare.ts).
  */
-
-const BUNDLED_TRACES = new URL('../../fixtures/conformance/session-v2/', import.meta.url).pathname;
 
 export interface ConformanceOptions {
   readonly milesRoot: string;
@@ -58,11 +57,11 @@ export interface ConformanceReport {
 }
 
 export async function bundledTraceFiles(): Promise<string[]> {
-  const names = await readdir(BUNDLED_TRACES);
+  const names = await readdir(BUNDLED_VECTORS_DIR);
   return names
     .filter((n) => /^trace-\d+\.json$/.test(n))
     .sort()
-    .map((n) => join(BUNDLED_TRACES, n));
+    .map((n) => join(BUNDLED_VECTORS_DIR, n));
 }
 
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {

@@ -3,12 +3,24 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseJson } from '../../common/python-json/loads.ts';
 import type { FaultScenario } from '../../contracts/fault-scenario.ts';
+import { type MilesProfile, milesProfileNamed } from '../../contracts/miles-profile.ts';
 import type { RowResult } from './run-catalogue.ts';
 import { readFaultScenario } from './scenario-file.ts';
 
 /** The catalogue's rows on disk (fixtures/field-failures/) and their recorded verdicts. */
 
 export const CATALOGUE_DIR = new URL('../../fixtures/field-failures/', import.meta.url).pathname;
+
+/**
+ * The Miles profile the bundled rows' verdicts were recorded under (`harness catalogue --miles-root
+ * /work/miles --record`: radixark/miles@31f1ca96, the fakes answering as it). The catalogue plays the fakes
+ * under it, whatever the default profile is, so a row is compared with what it recorded.
+ */
+export const CATALOGUE_MILES_PROFILE: MilesProfile = (() => {
+  const profile = milesProfileNamed('31f1ca96');
+  if (profile === undefined) throw new Error('no Miles profile named 31f1ca96');
+  return profile;
+})();
 
 export interface CatalogueRow {
   readonly file: string;

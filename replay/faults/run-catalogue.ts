@@ -2,12 +2,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FaultScenario, HarnessRowVerdict, MilesRowVerdict } from '../../contracts/fault-scenario.ts';
-import { DEFAULT_MILES_PROFILE } from '../../contracts/miles-profile.ts';
 import type { SessionTrace } from '../../contracts/trace.ts';
 import { startPolicyServer } from '../../fakes/policy/server.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
 import { familyModel, type TokenizerName } from '../../fakes/tokenizer/tito.ts';
 import { startMilesServer } from '../conformance/miles-server.ts';
+import { CATALOGUE_MILES_PROFILE } from './catalogue.ts';
 import { harnessVerdict, type PlayedRollout } from './harness-side.ts';
 import { milesVerdict } from './miles-side.ts';
 import { playFaultRollout } from './play-rollout.ts';
@@ -15,7 +15,8 @@ import { playFaultRollout } from './play-rollout.ts';
 /**
  * `harness catalogue`: every field-failure row played through the fakes (one scripted policy and one fake
  * session server per tokenizer), every harness check's verdict; with a Miles checkout, the same rollouts
- * through Miles' own session server and reward code, under the profile the fakes stand in for.
+ * through Miles' own session server and reward code, under the profile the fakes stand in for: the one
+ * the rows were recorded under (CATALOGUE_MILES_PROFILE).
  */
 
 export interface CatalogueOptions {
@@ -82,7 +83,11 @@ async function runOnTokenizer(
   const dir = await mkdtemp(join(tmpdir(), 'catalogue-'));
   closers.push(() => rm(dir, { recursive: true, force: true }));
   try {
-    const fake = await startSessionServer({ backendUrl: policy.url, titoModel });
+    const fake = await startSessionServer({
+      backendUrl: policy.url,
+      titoModel,
+      milesProfile: CATALOGUE_MILES_PROFILE,
+    });
     closers.push(() => fake.close());
     const miles =
       options.miles === undefined
@@ -103,7 +108,7 @@ async function runOnTokenizer(
       const result: RowResult = {
         id: scenario.id,
         harness: harnessVerdict(scenario, played),
-        profile: DEFAULT_MILES_PROFILE.name,
+        profile: CATALOGUE_MILES_PROFILE.name,
         miles:
           milesPlayed === null || options.miles === undefined
             ? null

@@ -51,12 +51,14 @@ describe("rollout metrics against Miles' log_rollout_data (fixtures/miles-oracle
   });
 
   it("a step with no rows (only under the replay's refill cap) logs its drops, time and step, and zeros", () => {
+    // 31f1ca96's log_rollout_data (the oracle file's Miles); the normalised metrics.py is another table.
     const logged = rolloutLogMetrics({
       rolloutId: 5,
       args: { advantage_estimator: 'grpo', rollout_num_gpus: 8, use_session_server: 'v2' },
       samples: [],
       dropReasons: ['group_has_aborted', 'group_has_aborted', null],
       rolloutTime: 2.5,
+      rolloutMetrics: '31f1ca96',
     });
     expect(logged).toEqual({
       'rollout/dynamic_filter/drop_group_has_aborted': 2,

@@ -221,7 +221,7 @@ describe('the Miles profile in the reports', () => {
     expect(built.config.miles_profile).toEqual({
       name: '4d412b5a',
       commits: newer.commits,
-      checked_against_miles: null,
+      checked_against_miles: newer.checkedAgainstMiles,
       picker,
     });
     expect(built.checks.length).toBeGreaterThan(0);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MILES_PROFILE } from '../../contracts/miles-profile.ts';
-import { catalogueFiles, readCatalogue } from '../../replay/faults/catalogue.ts';
+import { CATALOGUE_MILES_PROFILE, catalogueFiles, readCatalogue } from '../../replay/faults/catalogue.ts';
 import { runCatalogue } from '../../replay/faults/run-catalogue.ts';
 import { milesGate } from './gate.ts';
 
@@ -26,7 +25,7 @@ describe.skipIf(gate.unmet.length > 0)(
     ? `field-failure catalogue through Miles (skipped: ${gate.unmet.map((u) => u.split(':')[0]).join(', ')})`
     : 'field-failure catalogue through Miles',
   () => {
-    it(`gives every row the Miles verdict it recorded under ${DEFAULT_MILES_PROFILE.name}`, {
+    it(`gives every row the Miles verdict it recorded under ${CATALOGUE_MILES_PROFILE.name}`, {
       timeout: 1_200_000,
     }, async () => {
       const rows = await readCatalogue(await catalogueFiles());

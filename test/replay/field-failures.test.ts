@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MILES_PROFILE } from '../../contracts/miles-profile.ts';
 import { isTraceReply } from '../../contracts/trace.ts';
-import { catalogueFiles, readCatalogue } from '../../replay/faults/catalogue.ts';
+import { CATALOGUE_MILES_PROFILE, catalogueFiles, readCatalogue } from '../../replay/faults/catalogue.ts';
 import { runCatalogue } from '../../replay/faults/run-catalogue.ts';
 
 /**
@@ -13,7 +12,7 @@ import { runCatalogue } from '../../replay/faults/run-catalogue.ts';
  */
 
 const rows = await readCatalogue(await catalogueFiles());
-const profile = DEFAULT_MILES_PROFILE.name;
+const profile = CATALOGUE_MILES_PROFILE.name;
 
 describe('the field-failure catalogue', () => {
   it('has at least 20 rows, each citing upstream, stating every reply id and recorded under the profile', () => {

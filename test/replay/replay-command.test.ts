@@ -169,13 +169,22 @@ describe('a default step', () => {
     expect(run.out).toMatch(/verdict: (PASS|FINDING)/);
   });
 
-  it('exercises shared-token masking, superseded retries and lost completions in the default pool', () => {
-    const rollouts = report.steps.flatMap((step) => step.groups.flatMap((g) => g.rollouts));
+  it('exercises shared-token masking, superseded retries and lost completions in the default pool', async () => {
+    // The bundled episodes' stated trees are 31f1ca96's drop_retries picker's, so these counts run there
+    // (4d412b5a's drop_same_prompt_retries keeps more leaves: fewer lost completions).
+    const io = captureIo({}, { cwd: dir });
+    const code = await main(
+      ['replay', '--pool', 'fixtures', '--miles-profile', '31f1ca96', '--json-file', 'out/older.json'],
+      io,
+    );
+    expect(code, io.err()).toBe(0);
+    const older = ReplayReportSchema.parse(JSON.parse(await readFile(join(dir, 'out/older.json'), 'utf8')));
+    const rollouts = older.steps.flatMap((step) => step.groups.flatMap((g) => g.rollouts));
     // Pool variant 6 unwinds two pairs: its tail leaf owns the prefix it shares with the summary branch.
     expect(rollouts.filter((r) => r.masked_shared_tokens > 0)).toHaveLength(4);
-    const kinds = new Set(report.checks[0]!.evidence.map((e) => e.kind));
+    const kinds = new Set(older.checks[0]!.evidence.map((e) => e.kind));
     expect(kinds).toEqual(new Set(['lost_completion', 'superseded_retry']));
-  });
+  }, 120_000);
 });
 
 describe('the HTML report in headless Chromium', () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MILES_PROFILE } from '../../contracts/miles-profile.ts';
 import { EpisodeScriptSchema } from '../../fakes/harbor/episode-schema.ts';
 import { RunResultSchema } from '../../fakes/harbor/run-protocol.ts';
 import { type HarborServer, startHarborServer } from '../../fakes/harbor/server.ts';
@@ -225,7 +226,7 @@ describe('the session server under malformed requests', () => {
       case 'health':
         return method === 'GET' ? statusIn(200) : statusIn(405);
       case 'create':
-        return method === 'POST' ? statusIn(200) : statusIn(405);
+        return method === 'POST' ? createExpectation(body) : statusIn(405);
       case 'session':
         if (method === 'GET') return live ? statusIn(200) : sessionError(404);
         if (method === 'DELETE') return live ? statusIn(204) : sessionError(404);
@@ -306,6 +307,17 @@ describe('the session server under malformed requests', () => {
         return statusIn(200);
       }
     }
+  }
+
+  /**
+   * `POST /sessions`: 31f1ca96 ignores the body (200); with `validateCreateSession` (4d412b5a sessions.py
+   * `create_session`) the body is `CreateSessionRequest.model_validate_json`'d: 200, or a 400 `{"error"}`
+   * for any `ValidationError` (invalid JSON and bytes that are not UTF-8 included), nothing else.
+   */
+  function createExpectation(body: GeneratedBody): Expectation {
+    if (!DEFAULT_MILES_PROFILE.switches.validateCreateSession) return statusIn(200);
+    if (body.kind === 'huge') return statusIn(413);
+    return oneOf(statusIn(200), sessionError(400));
   }
 
   it(`answers ${RUNS} malformed requests within ${ANSWER_BOUND_MS} ms each, with Miles' statuses`, async () => {

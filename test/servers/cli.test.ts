@@ -7,6 +7,7 @@ import { captureIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';
 import { createSessionClient } from '../../fakes/session/client.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
+import { VECTORS_MILES_PROFILE } from '../../replay/conformance/bundled-vectors.ts';
 import { awaitOutput } from '../helpers/cli-output.ts';
 import { REPO_ROOT, VECTOR_DIRS, VECTORS_DIR } from './vectors.ts';
 
@@ -148,7 +149,8 @@ describe('harness trace replay', () => {
 
   it('--target replays against a running server whose backend scripts several traces', async () => {
     const policy = await serve(['policy', '--script', trace('005'), '--script', trace('017')]);
-    const session = await startSessionServer({ backendUrl: policy.url });
+    // The expected files are 31f1ca96's (fixtures/conformance/PROVENANCE.md): the target answers as that Miles.
+    const session = await startSessionServer({ backendUrl: policy.url, milesProfile: VECTORS_MILES_PROFILE });
     try {
       const io = captureIo();
       expect(

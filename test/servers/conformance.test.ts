@@ -2,11 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSessionTrace } from '../../contracts/trace.ts';
+import { VECTORS_MILES_PROFILE } from '../../replay/conformance/bundled-vectors.ts';
 import { replayTraceFresh } from '../../replay/trace/replay.ts';
 import { VECTOR_DIRS, VECTORS_DIR } from './vectors.ts';
 
 // The vectors Miles' own v2 code produced (fixtures/conformance/README.md). The fake adopts the vectors'
-// toy tokenizer, so tokens and masks compare one to one; only wall-clock fields are left out.
+// toy tokenizer, so tokens and masks compare one to one; only wall-clock fields are left out. They were made
+// by 31f1ca96 (fixtures/conformance/PROVENANCE.md), so the fake runs under that profile.
 const dir = VECTORS_DIR;
 
 const traceFiles =
@@ -29,7 +31,7 @@ describe('conformance with Miles v2 (fixtures/conformance/session-v2)', () => {
   it.each(traceFiles)('%s agrees with its expected file', async (file) => {
     const trace = parseSessionTrace(JSON.parse(readFileSync(join(dir!, file), 'utf8')), file);
     const expected = JSON.parse(readFileSync(join(dir!, file.replace(/\.json$/, '.expected.json')), 'utf8'));
-    const { result } = await replayTraceFresh(trace);
+    const { result } = await replayTraceFresh(trace, { milesProfile: VECTORS_MILES_PROFILE });
     expect(result.turns).toEqual(expected.turns);
     expect(withoutWallClock(result.tree)).toEqual(withoutWallClock(expected.tree));
     expect(result.samples).toEqual(expected.samples);

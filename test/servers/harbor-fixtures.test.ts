@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { milesProfileNamed } from '../../contracts/miles-profile.ts';
 import {
   DEFAULT_EPISODES_DIR,
   loadEpisodeScripts,
@@ -32,7 +33,11 @@ let scripts: EpisodeScript[];
 beforeAll(async () => {
   scripts = await loadEpisodeScripts(DEFAULT_EPISODES_DIR);
   policy = await startPolicyServer({ mode: 'synthetic', replyFormat: 'xml' });
-  session = await startSessionServer({ backendUrl: policy.url });
+  // The fixtures' stated trees and samples follow 31f1ca96's drop_retries picker: the fake answers as it.
+  session = await startSessionServer({
+    backendUrl: policy.url,
+    milesProfile: milesProfileNamed('31f1ca96')!,
+  });
   harbor = await startHarborServer({ episodes: scripts, agentTimeoutS: 60 });
   client = createSessionClient(session.url);
 });

@@ -307,6 +307,22 @@ describe('validateCreateSession (types.py CreateSessionRequest, sessions.py crea
     expect((await create(older.session.url, '[]')).status).toBe(200);
   });
 
+  it("answers a body that is not JSON, or not UTF-8, with pydantic's json_invalid and the bytes' repr", async () => {
+    // pydantic 2.13.4 CreateSessionRequest.model_validate_json on these bytes (jiter: not UTF-8 is invalid JSON).
+    const invalid = (repr: string) =>
+      `1 validation error for CreateSessionRequest\n  Invalid JSON: expected value at line 1 column 1 [type=json_invalid, input_value=${repr}, input_type=bytes]\n    For further information visit https://errors.pydantic.dev/2.13/v/json_invalid`;
+    const post = (bytes: number[]) =>
+      fetch(`${newer.session.url}/sessions`, { method: 'POST', body: new Uint8Array(bytes) });
+    const notUtf8 = await post([0xff]);
+    expect([notUtf8.status, parseJson(await notUtf8.text())]).toEqual([400, { error: invalid("b'\\xff'") }]);
+    // b'\x00\x01\x7f"\\\''
+    const odd = await post([0x00, 0x01, 0x7f, 0x22, 0x5c, 0x27]);
+    expect([odd.status, parseJson(await odd.text())]).toEqual([
+      400,
+      { error: invalid(`b'\\x00\\x01\\x7f"\\\\\\''`) },
+    ]);
+  });
+
   it("fills the session's sampling defaults into chats, and refuses a different training temperature", async () => {
     // request_args.py apply_session_sampling_defaults; StrictFloat keeps 1 as the float 1.0.
     const backend = await recordingBackend();

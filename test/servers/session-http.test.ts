@@ -1,6 +1,7 @@
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { milesProfileNamed } from '../../contracts/miles-profile.ts';
 import { createPolicy } from '../../fakes/policy/handlers.ts';
 import { createSessionClient, SessionRequestError } from '../../fakes/session/client.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
@@ -19,11 +20,22 @@ type Json = any;
 
 let server: Awaited<ReturnType<typeof startSessionServer>>;
 let client: ReturnType<typeof createSessionClient>;
+// The cases whose facts are 31f1ca96's wire (its /health, GET without turn_args, no forwarded-request
+// defaults, meta_info kept on the reply) run under that profile; the newer wire is pinned in
+// miles-profile-4d412b5a.test.ts. Every other case runs under the default profile.
+let older: Awaited<ReturnType<typeof startSessionServer>>;
+let olderClient: ReturnType<typeof createSessionClient>;
 
 beforeAll(async () => {
   msw.listen({ onUnhandledFrame: 'bypass' });
   server = await startSessionServer({ backendUrl: POLICY_ORIGIN, bodyLimitBytes: 64 * 1024 });
   client = createSessionClient(server.url);
+  older = await startSessionServer({
+    backendUrl: POLICY_ORIGIN,
+    bodyLimitBytes: 64 * 1024,
+    milesProfile: milesProfileNamed('31f1ca96')!,
+  });
+  olderClient = createSessionClient(older.url);
 });
 afterEach(() => {
   msw.resetHandlers();
@@ -31,13 +43,24 @@ afterEach(() => {
 });
 afterAll(async () => {
   await server.close();
+  await older.close();
   msw.close();
 });
 
 const U1 = { role: 'user', content: 'task: fix the build' };
 
 async function raw(method: string, path: string, body?: string, headers: Record<string, string> = {}) {
-  const response = await fetch(`${server.url}${path}`, {
+  return rawAt(server.url, method, path, body, headers);
+}
+
+async function rawAt(
+  base: string,
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+) {
+  const response = await fetch(`${base}${path}`, {
     method,
     headers,
     redirect: 'manual',
@@ -62,17 +85,17 @@ function captureBackend(
 
 describe('routes', () => {
   it('health has a stable 32-hex instance id; create gives 32 lowercase hex', async () => {
-    const a = await client.health();
-    const b = await client.health();
-    expect(a).toEqual({ status: 'ok', session_server_instance_id: server.instanceId });
+    const a = await olderClient.health();
+    const b = await olderClient.health();
+    expect(a).toEqual({ status: 'ok', session_server_instance_id: older.instanceId });
     expect(b).toEqual(a);
-    expect(server.instanceId).toMatch(/^[0-9a-f]{32}$/);
-    expect(await client.create()).toMatch(/^[0-9a-f]{32}$/);
+    expect(older.instanceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(await olderClient.create()).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it('a fresh session has no records and an empty tree', async () => {
-    const id = await client.create();
-    const view = await raw('GET', `/sessions/${id}`);
+    const id = await olderClient.create();
+    const view = await rawAt(older.url, 'GET', `/sessions/${id}`);
     expect(JSON.parse(view.text)).toEqual({
       session_id: id,
       records: [],
@@ -165,19 +188,19 @@ describe('routes', () => {
 describe('chat request rewriting', () => {
   it("forwards and records the request's floats as floats, as Miles' json.loads/json.dumps do", async () => {
     const seen = captureBackend();
-    const id = await client.create();
+    const id = await olderClient.create();
     const body =
       '{"messages":[{"role":"user","content":"hi"}],"temperature":1.0,"top_p":0.5,"max_tokens":8,"seed":0}';
-    const answer = await raw('POST', `/sessions/${id}/v1/chat/completions`, body);
+    const answer = await rawAt(older.url, 'POST', `/sessions/${id}/v1/chat/completions`, body);
     expect(answer.status).toBe(200);
     expect(seen[0]!.text).toContain('"temperature": 1.0, "top_p": 0.5, "max_tokens": 8, "seed": 0');
-    const view = await raw('GET', `/sessions/${id}`);
+    const view = await rawAt(older.url, 'GET', `/sessions/${id}`);
     expect(view.text).toContain('"temperature":1.0,"top_p":0.5,"max_tokens":8,"seed":0');
   });
 
   it('forces fields, overwrites input_ids, strips stream options and forwards headers with the routing key', async () => {
     const seen = captureBackend();
-    const id = await client.create();
+    const id = await olderClient.create();
     const body = {
       model: 'm',
       messages: [{ role: 'user', content: 'héllo' }],
@@ -189,7 +212,7 @@ describe('chat request rewriting', () => {
       stream_options: { include_usage: true },
       chat_template_kwargs: {},
     };
-    const answer = await fetch(`${server.url}/sessions/${id}/v1/chat/completions?trace=1`, {
+    const answer = await fetch(`${older.url}/sessions/${id}/v1/chat/completions?trace=1`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer t', 'x-custom': 'c' },
       body: JSON.stringify(body),
@@ -411,15 +434,15 @@ describe('backend answers', () => {
         ),
       ),
     );
-    const id = await client.create();
-    const answer = await client.chat(id, { messages: [U1] });
+    const id = await olderClient.create();
+    const answer = await olderClient.chat(id, { messages: [U1] });
     const meta = (answer.json as Json).choices[0].meta_info;
     expect(meta).not.toHaveProperty('routed_experts');
     expect(meta).not.toHaveProperty('indexer_topk');
     expect(meta.output_token_logprobs).toHaveLength(2);
     expect(answer.headers.get('server')).not.toContain(',');
     expect(answer.headers.get('date')).not.toBeNull();
-    const record = (await client.get(id)).records[0] as Json;
+    const record = (await olderClient.get(id)).records[0] as Json;
     expect(record.response.choices[0].meta_info).toMatchObject({
       routed_experts: 'AAA=',
       indexer_topk: 'BBB=',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../common/errors.ts';
+import { milesProfileNamed } from '../../contracts/miles-profile.ts';
 import { DIRECTIVE_HEADER } from '../../contracts/policy-headers.ts';
 import type { SessionTrace } from '../../contracts/trace.ts';
 import type { LeafRef, WireSample } from '../../contracts/wire-sample.ts';
@@ -27,14 +28,14 @@ const T2 = { role: 'tool', content: 'second tool output' };
 const directive = (d: object) => ({ headers: { [DIRECTIVE_HEADER]: JSON.stringify(d) } });
 
 /** Runs turns, each extending the previous history by the reply and the given message. */
-async function conversation(id: string, follow: Array<Record<string, unknown>>) {
+async function conversation(id: string, follow: Array<Record<string, unknown>>, on: SessionClient = client) {
   const history: Array<Record<string, unknown>> = [U1];
   const replies: Array<Record<string, unknown>> = [];
-  const first = await client.chat(id, { messages: history });
+  const first = await on.chat(id, { messages: history });
   replies.push(replyMessage(first.json));
   for (const next of follow) {
     history.push(replies.at(-1)!, next);
-    const answer = await client.chat(id, { messages: [...history] });
+    const answer = await on.chat(id, { messages: [...history] });
     replies.push(replyMessage(answer.json));
   }
   return { history, replies };
@@ -97,17 +98,30 @@ describe('rollback pins (the view moves, nothing is deleted)', () => {
   });
 
   it('a disallowed appended role is a 400, after the view has moved', async () => {
-    const id = await client.create();
-    const { replies } = await conversation(id, [T1]);
-    const answer = await client.chat(id, { messages: [U1, replies[0], { role: 'developer', content: 'x' }] });
-    expect(answer.status).toBe(400);
-    const error = (answer.json as { error: string }).error;
-    expect(error).toBe(
-      "appended message role='developer' not allowed (allowed=['assistant', 'system', 'tool', 'user']); the selected TITO fixed template does not support appending this role",
-    );
-    expect((await client.get(id)).records).toHaveLength(1);
-    const missing = await client.chat(id, { messages: [U1, replies[0], { content: 'no role' }] });
-    expect((missing.json as { error: string }).error).toMatch(/^appended message role=None not allowed/);
+    // The moved view is 31f1ca96's active leaf (GET shows its path); 4d412b5a's GET shows the last
+    // committed path instead (miles-profile-4d412b5a.test.ts), so this case runs under 31f1ca96.
+    const server = await startSessionServer({
+      backendUrl: stack.policy.url,
+      milesProfile: milesProfileNamed('31f1ca96')!,
+    });
+    const older = createSessionClient(server.url);
+    try {
+      const id = await older.create();
+      const { replies } = await conversation(id, [T1], older);
+      const answer = await older.chat(id, {
+        messages: [U1, replies[0], { role: 'developer', content: 'x' }],
+      });
+      expect(answer.status).toBe(400);
+      const error = (answer.json as { error: string }).error;
+      expect(error).toBe(
+        "appended message role='developer' not allowed (allowed=['assistant', 'system', 'tool', 'user']); the selected TITO fixed template does not support appending this role",
+      );
+      expect((await older.get(id)).records).toHaveLength(1);
+      const missing = await older.chat(id, { messages: [U1, replies[0], { content: 'no role' }] });
+      expect((missing.json as { error: string }).error).toMatch(/^appended message role=None not allowed/);
+    } finally {
+      await server.close();
+    }
   });
 
   it('samples after a retry: one sample with a consistent mask', async () => {

@@ -116,10 +116,11 @@ export const FaultScenarioSchema = z.strictObject({
   rollouts: z.array(FaultRolloutSchema).min(1),
   /** Why no harness check can catch it, when none does (required for a `not_caught` row). */
   not_caught_why: z.string().min(1).optional(),
-  /** The verdicts recorded when the row was last run (`harness catalogue --record`). */
+  /** The verdicts recorded when the row was last run (`harness catalogue --record`), per Miles profile. */
   recorded: z
     .strictObject({
-      harness: HarnessRowVerdictSchema,
+      /** Per Miles profile name, what the harness said with the fakes answering as that Miles. */
+      harness: z.record(z.string(), HarnessRowVerdictSchema),
       /** Per Miles profile name (contracts/miles-profile.ts), what Miles' own code did. */
       miles: z.record(z.string(), MilesRowVerdictSchema),
     })

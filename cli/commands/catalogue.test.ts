@@ -26,25 +26,45 @@ async function variant(name: string, edit: (row: Record<string, unknown>) => voi
   return file;
 }
 
-async function run(file: string) {
+async function run(file: string, ...flags: string[]) {
   const io = captureIo({});
-  const code = await main(['catalogue', '--json', file], io);
+  const code = await main(['catalogue', '--json', ...flags, file], io);
   return { code, out: io.out(), err: io.err() };
 }
 
 describe('harness catalogue', () => {
-  it('exits 0 on a row as recorded and 1 when its record says otherwise', async () => {
+  it('exits 0 on a row as recorded under every profile and 1 when its record says otherwise', async () => {
     const same = await run(await variant('same', () => undefined));
     expect(same.code).toBe(0);
-    const totals = (parseJson(same.out) as { totals: Record<string, number> }).totals;
-    expect(totals).toMatchObject({ rows: 1, caught: 1, not_caught: 0, differ_from_record: 0, miles_run: 0 });
-    const tampered = await run(
-      await variant('tampered', (row) => {
-        const recorded = row.recorded as { harness: { checks: Record<string, string> } };
-        recorded.harness.checks.tito_session_consistent = 'pass';
-      }),
-    );
-    expect(tampered.code).toBe(1);
+    const report = parseJson(same.out) as {
+      rows: Array<{ id: string; profile: string }>;
+      totals: Record<string, Record<string, number>>;
+    };
+    expect(report.rows.map((r) => r.profile)).toEqual(['31f1ca96', '4d412b5a']);
+    for (const profile of ['31f1ca96', '4d412b5a'])
+      expect(report.totals[profile]).toMatchObject({
+        rows: 1,
+        caught: 1,
+        not_caught: 0,
+        differ_from_record: 0,
+        miles_run: 0,
+      });
+    const tampered = await variant('tampered', (row) => {
+      const recorded = row.recorded as { harness: Record<string, { checks: Record<string, string> }> };
+      recorded.harness['4d412b5a']!.checks.tito_session_consistent = 'pass';
+    });
+    expect((await run(tampered)).code).toBe(1);
+    // Each profile is compared with its own record: the other profile's run is as recorded.
+    const other = await run(tampered, '--miles-profile', '31f1ca96');
+    expect(other.code).toBe(0);
+    expect(Object.keys((parseJson(other.out) as { totals: object }).totals)).toEqual(['31f1ca96']);
+    expect((await run(tampered, '--miles-profile', '4d412b5a')).code).toBe(1);
+  });
+
+  it('refuses an unknown --miles-profile, naming the known ones (exit 2)', async () => {
+    const unknown = await run(await variant('unknown', () => undefined), '--miles-profile', 'nope');
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain("unknown profile 'nope'; known: 31f1ca96, 4d412b5a");
   });
 
   it('refuses a fault the toy ids cannot express before playing anything', async () => {

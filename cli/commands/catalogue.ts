@@ -4,6 +4,7 @@ import { parseFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
 import { isHarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
 import { renderTable } from '../../common/text-table.ts';
+import { checkoutMilesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { DEFAULT_PYTHON } from '../../replay/conformance/miles-server.ts';
 import {
   type CatalogueRow,
@@ -21,10 +22,14 @@ const SPEC = {
   operands: '[SCENARIO...]',
   about: `Plays the field-failure catalogue (default: every fixtures/field-failures/*.json row; docs/field-failures.md)
 through the fakes: each row's rollouts against a scripted policy and the fake session server, then one
-GRPO step and every harness check. With --miles-root, the same rollouts through Miles' own session server
-and reward post-processing (miles-bridge/reward_rows.py) on CPU, compared exchange by exchange with the
-fake. Each row's verdicts are compared with those it recorded; --record writes them instead.`,
+GRPO step and every harness check, under each Miles profile (--miles-profile: that one only). With
+--miles-root, under the checkout's profile only: the same rollouts through Miles' own session server and
+reward post-processing (miles-bridge/reward_rows.py) on CPU, compared exchange by exchange with the fake.
+Each row's verdicts are compared with those it recorded under the profile; --record writes them instead.`,
   flags: {
+    'miles-profile': checkoutMilesProfileFlag(
+      "the Miles profile to play the rows under (default: every profile;\nwith --miles-root, the checkout's, and a contradicting name is refused)",
+    ),
     'miles-root': valueFlag(
       'PATH',
       z.string().min(1).optional(),
@@ -35,13 +40,14 @@ fake. Each row's verdicts are compared with those it recorded; --record writes t
       z.string().min(1).default(DEFAULT_PYTHON),
       `the Python with Debian's fastapi, uvicorn, httpx, pydantic, numpy, torch, regex, jinja2\n(default: ${DEFAULT_PYTHON})`,
     ),
-    record: switchFlag("write each row's fresh verdicts into its file (Miles' under the profile name)"),
+    record: switchFlag("write each row's fresh verdicts into its file under the profile's name"),
     json: switchFlag(
-      'one JSON document: {"rows": [{"id", "harness", "profile", "miles", "recorded"}], "totals"}',
+      'one JSON document: {"rows": [{"id", "profile", "harness", "miles", "recorded"}], "totals": {PROFILE: {…}}}',
     ),
   },
   footer: `Exit status: 0 every row's verdicts are as recorded (or --record), 1 a row's differ from its record, 2
-usage or a scenario refused (a fault its tokenizer cannot express, ids it cannot decode), 3 unmet
+usage or a scenario refused (a fault its tokenizer cannot express, ids it cannot decode; a --miles-profile
+that contradicts the checkout), 3 unmet
 precondition (with --miles-root). Docs: docs/field-failures.md`,
 };
 
@@ -81,27 +87,44 @@ function milesCell(result: RowResult): string {
   return `turns ${turns}; rewards ${rewards}; fake ${m.fake_agrees ? 'agrees' : 'differs'}`;
 }
 
+/** Totals per profile, in the order the profiles ran. */
+function totalsByProfile(
+  results: readonly RowResult[],
+  comparisons: readonly RowComparison[],
+): Record<string, Totals> {
+  const profiles = [...new Set(results.map((r) => r.profile))];
+  return Object.fromEntries(
+    profiles.map((p) => [
+      p,
+      totalsOf(
+        results.filter((r) => r.profile === p),
+        comparisons.filter((c) => c.profile === p),
+      ),
+    ]),
+  );
+}
+
 function renderText(
   results: readonly RowResult[],
   comparisons: readonly RowComparison[],
-  totals: Totals,
+  totals: Record<string, Totals>,
 ): string {
   const rows = results.map((r, k) => [
     r.id,
+    r.profile,
     r.harness.outcome,
     flagged(r),
     milesCell(r),
     `${comparisons[k]!.harness}/${comparisons[k]!.miles}`,
   ]);
-  const table = renderTable(
-    ['row', 'harness', 'checks flagged', `Miles (${results[0]?.profile ?? ''})`, 'record'],
-    rows,
-    {
-      rule: true,
-    },
+  const table = renderTable(['row', 'profile', 'harness', 'checks flagged', 'Miles', 'record'], rows, {
+    rule: true,
+  });
+  const lines = Object.entries(totals).map(
+    ([p, t]) =>
+      `${p}: ${t.rows} rows: ${t.caught} caught, ${t.not_caught} not caught; Miles run on ${t.miles_run} (fake agrees on ${t.fake_agrees}, rewards raised on ${t.miles_raised}); ${t.differ_from_record} differ from their record`,
   );
-  const t = totals;
-  return `${table}\n${t.rows} rows: ${t.caught} caught, ${t.not_caught} not caught; Miles run on ${t.miles_run} (fake agrees on ${t.fake_agrees}, rewards raised on ${t.miles_raised}); ${t.differ_from_record} differ from their record\n`;
+  return `${table}\n${lines.join('\n')}\n`;
 }
 
 async function rowsOf(positionals: readonly string[], cwd: string): Promise<CatalogueRow[]> {
@@ -117,26 +140,29 @@ export const command: CliCommand = {
     const options = parsed.values;
     const rows = await rowsOf(parsed.positionals, io.cwd);
     const milesRoot = options.miles_root;
+    const byId = new Map(rows.map((r) => [r.scenario.id, r]));
     try {
       const results = await runCatalogue(
         rows.map((r) => r.scenario),
         {
           signal: io.signal,
+          ...(options.miles_profile === undefined ? {} : { milesProfile: options.miles_profile }),
           ...(milesRoot === undefined
             ? {}
             : { miles: { milesRoot: resolve(io.cwd, milesRoot), python: options.python } }),
-          onRow: (r) => io.stderr.write(`[catalogue] ${r.id}: ${r.harness.outcome}\n`),
+          onRow: (r) => io.stderr.write(`[catalogue] ${r.profile} ${r.id}: ${r.harness.outcome}\n`),
         },
       );
-      const comparisons = results.map((r, k) => compareWithRecorded(rows[k]!, r));
-      if (options.record) for (const [k, r] of results.entries()) await recordVerdicts(rows[k]!, r);
-      const totals = totalsOf(results, comparisons);
+      const comparisons = results.map((r) => compareWithRecorded(byId.get(r.id)!, r));
+      if (options.record) for (const r of results) await recordVerdicts(byId.get(r.id)!, r);
+      const totals = totalsByProfile(results, comparisons);
       if (options.json)
         io.stdout.write(
           `${JSON.stringify({ rows: results.map((r, k) => ({ ...r, recorded: comparisons[k] })), totals })}\n`,
         );
       else io.stdout.write(renderText(results, comparisons, totals));
-      return options.record || totals.differ_from_record === 0 ? EXIT.ok : EXIT.failed;
+      const differ = Object.values(totals).some((t) => t.differ_from_record > 0);
+      return options.record || !differ ? EXIT.ok : EXIT.failed;
     } catch (error) {
       if (isHarnessError(error) && error.code.startsWith('precondition.')) {
         io.stderr.write(`${error.message}\n`);

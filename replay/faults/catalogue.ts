@@ -3,24 +3,12 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseJson } from '../../common/python-json/loads.ts';
 import type { FaultScenario } from '../../contracts/fault-scenario.ts';
-import { type MilesProfile, milesProfileNamed } from '../../contracts/miles-profile.ts';
 import type { RowResult } from './run-catalogue.ts';
 import { readFaultScenario } from './scenario-file.ts';
 
 /** The catalogue's rows on disk (fixtures/field-failures/) and their recorded verdicts. */
 
 export const CATALOGUE_DIR = new URL('../../fixtures/field-failures/', import.meta.url).pathname;
-
-/**
- * The Miles profile the bundled rows' verdicts were recorded under (`harness catalogue --miles-root
- * /work/miles --record`: radixark/miles@31f1ca96, the fakes answering as it). The catalogue plays the fakes
- * under it, whatever the default profile is, so a row is compared with what it recorded.
- */
-export const CATALOGUE_MILES_PROFILE: MilesProfile = (() => {
-  const profile = milesProfileNamed('31f1ca96');
-  if (profile === undefined) throw new Error('no Miles profile named 31f1ca96');
-  return profile;
-})();
 
 export interface CatalogueRow {
   readonly file: string;
@@ -41,9 +29,10 @@ export async function readCatalogue(files: readonly string[]): Promise<Catalogue
   return rows;
 }
 
-/** How a row's fresh verdicts compare with what it recorded. */
+/** How a row's fresh verdicts under one profile compare with what it recorded under that profile. */
 export interface RowComparison {
   readonly id: string;
+  readonly profile: string;
   /** `same`, `differs`, or `unrecorded` (nothing recorded for that side yet). */
   readonly harness: 'same' | 'differs' | 'unrecorded';
   readonly miles: 'same' | 'differs' | 'unrecorded' | 'not_run';
@@ -51,10 +40,11 @@ export interface RowComparison {
 
 export function compareWithRecorded(row: CatalogueRow, result: RowResult): RowComparison {
   const recorded = row.scenario.recorded;
+  const harnessRecorded = recorded?.harness[result.profile];
   const harness =
-    recorded === undefined
+    harnessRecorded === undefined
       ? 'unrecorded'
-      : isDeepStrictEqual(recorded.harness, result.harness)
+      : isDeepStrictEqual(harnessRecorded, result.harness)
         ? 'same'
         : 'differs';
   const milesRecorded = recorded?.miles[result.profile];
@@ -66,15 +56,18 @@ export function compareWithRecorded(row: CatalogueRow, result: RowResult): RowCo
         : isDeepStrictEqual(milesRecorded, result.miles)
           ? 'same'
           : 'differs';
-  return { id: result.id, harness, miles };
+  return { id: result.id, profile: result.profile, harness, miles };
 }
 
-/** Writes the fresh verdicts into the row's file: the harness's, and Miles' under the profile's name. */
+/** Writes the fresh verdicts into the row's file under the profile's name: the harness's, and Miles' when run. */
 export async function recordVerdicts(row: CatalogueRow, result: RowResult): Promise<void> {
   const raw = parseJson(await readFile(row.file, 'utf8')) as Record<string, unknown>;
-  const before = (raw.recorded ?? { miles: {} }) as { miles: Record<string, unknown> };
+  const before = (raw.recorded ?? { harness: {}, miles: {} }) as {
+    harness: Record<string, unknown>;
+    miles: Record<string, unknown>;
+  };
   raw.recorded = {
-    harness: result.harness,
+    harness: { ...before.harness, [result.profile]: result.harness },
     miles: result.miles === null ? before.miles : { ...before.miles, [result.profile]: result.miles },
   };
   await writeFile(row.file, `${JSON.stringify(raw, null, 1)}\n`);

@@ -1,4 +1,5 @@
 import type { FaultRollout, FaultScenario, HarnessRowVerdict } from '../../contracts/fault-scenario.ts';
+import type { MilesProfile } from '../../contracts/miles-profile.ts';
 import type { PolicyLogEntry } from '../../fakes/policy/index.ts';
 import { decodeSamples } from '../../fakes/session/index.ts';
 import { checkDataFromOutcomes } from '../checks/from-step-outcomes.ts';
@@ -109,11 +110,16 @@ export function scenarioGroups(scenario: FaultScenario, played: readonly PlayedR
   });
 }
 
-/** Every check's verdict on the row, and what GRPO said. */
-export function harnessVerdict(scenario: FaultScenario, played: readonly PlayedRollout[]): HarnessRowVerdict {
+/** Every check's verdict on the row under a Miles profile, and what GRPO said. */
+export function harnessVerdict(
+  scenario: FaultScenario,
+  played: readonly PlayedRollout[],
+  profile: MilesProfile,
+): HarnessRowVerdict {
   const groups = scenarioGroups(scenario, played);
   const normalization = scenarioNormalization(scenario);
-  const outcome = processStep(0, groups, normalization, 0);
+  // The step's metrics as the profile's Miles logs them.
+  const outcome = processStep(0, groups, normalization, 0, undefined, null, profile.switches.rolloutMetrics);
   // A row plays fixed groups; Miles' rollout manager would draw more prompts for a dropped one, so the
   // kept-group count is not the row's to check (rollout_batch_size unknown to the checks).
   const data = { ...checkDataFromOutcomes([outcome], normalization), rollout_batch_size: null };

@@ -2,24 +2,30 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FaultScenario, HarnessRowVerdict, MilesRowVerdict } from '../../contracts/fault-scenario.ts';
+import { MILES_PROFILES, type MilesProfile } from '../../contracts/miles-profile.ts';
 import type { SessionTrace } from '../../contracts/trace.ts';
 import { startPolicyServer } from '../../fakes/policy/server.ts';
 import { startSessionServer } from '../../fakes/session/server.ts';
 import { familyModel, type TokenizerName } from '../../fakes/tokenizer/tito.ts';
-import { startMilesServer } from '../conformance/miles-server.ts';
-import { CATALOGUE_MILES_PROFILE } from './catalogue.ts';
+import { profileForCheckout, readMilesCapabilities } from '../conformance/miles-capabilities.ts';
+import { checkMilesRoot, startMilesServer } from '../conformance/miles-server.ts';
 import { harnessVerdict, type PlayedRollout } from './harness-side.ts';
 import { milesVerdict } from './miles-side.ts';
 import { playFaultRollout } from './play-rollout.ts';
 
 /**
  * `harness catalogue`: every field-failure row played through the fakes (one scripted policy and one fake
- * session server per tokenizer), every harness check's verdict; with a Miles checkout, the same rollouts
- * through Miles' own session server and reward code, under the profile the fakes stand in for: the one
- * the rows were recorded under (CATALOGUE_MILES_PROFILE).
+ * session server per tokenizer and Miles profile), every harness check's verdict, under each profile asked
+ * for; with a Miles checkout, the same rollouts through Miles' own session server and reward code, under
+ * the profile the checkout's capabilities identify (the fakes answer as that profile).
  */
 
 export interface CatalogueOptions {
+  /**
+   * The Miles profile to run under (`--miles-profile`). Without a checkout, omitted means every profile; with
+   * one, the checkout's profile is the one run and a contradicting name is refused.
+   */
+  readonly milesProfile?: MilesProfile;
   /** With a checkout: Miles' verdicts too. */
   readonly miles?: { readonly milesRoot: string; readonly python: string };
   readonly signal?: AbortSignal;
@@ -28,9 +34,9 @@ export interface CatalogueOptions {
 
 export interface RowResult {
   readonly id: string;
-  readonly harness: HarnessRowVerdict;
-  /** The Miles profile the fakes ran under (its verdicts are recorded under this name). */
+  /** The Miles profile the fakes (and Miles, with a checkout) ran under; verdicts are recorded under it. */
   readonly profile: string;
+  readonly harness: HarnessRowVerdict;
   readonly miles: MilesRowVerdict | null;
 }
 
@@ -73,6 +79,7 @@ async function vocabularyFiles(dir: string, traces: Record<string, SessionTrace>
 
 async function runOnTokenizer(
   tokenizer: TokenizerName,
+  profile: MilesProfile,
   scenarios: readonly FaultScenario[],
   options: CatalogueOptions,
 ): Promise<RowResult[]> {
@@ -83,11 +90,7 @@ async function runOnTokenizer(
   const dir = await mkdtemp(join(tmpdir(), 'catalogue-'));
   closers.push(() => rm(dir, { recursive: true, force: true }));
   try {
-    const fake = await startSessionServer({
-      backendUrl: policy.url,
-      titoModel,
-      milesProfile: CATALOGUE_MILES_PROFILE,
-    });
+    const fake = await startSessionServer({ backendUrl: policy.url, titoModel, milesProfile: profile });
     closers.push(() => fake.close());
     const miles =
       options.miles === undefined
@@ -107,8 +110,8 @@ async function runOnTokenizer(
       const milesPlayed = miles === null ? null : await playAll(scenario, miles.url, logFor);
       const result: RowResult = {
         id: scenario.id,
-        harness: harnessVerdict(scenario, played),
-        profile: CATALOGUE_MILES_PROFILE.name,
+        profile: profile.name,
+        harness: harnessVerdict(scenario, played, profile),
         miles:
           milesPlayed === null || options.miles === undefined
             ? null
@@ -123,16 +126,30 @@ async function runOnTokenizer(
   }
 }
 
-/** Every row's verdicts, in the order given. */
+/** The profiles a run plays: the checkout's (an explicit name must agree), else the one named, else every one. */
+export async function catalogueProfiles(options: CatalogueOptions): Promise<MilesProfile[]> {
+  if (options.miles !== undefined) {
+    checkMilesRoot(options.miles.milesRoot);
+    const capabilities = await readMilesCapabilities(options.miles.milesRoot, options.miles.python);
+    return [profileForCheckout(capabilities, options.milesProfile?.name)];
+  }
+  return options.milesProfile === undefined ? [...MILES_PROFILES] : [options.milesProfile];
+}
+
+/** Every row's verdicts under each profile: profile by profile, rows in the order given. */
 export async function runCatalogue(
   scenarios: readonly FaultScenario[],
   options: CatalogueOptions = {},
 ): Promise<RowResult[]> {
-  const results = new Map<string, RowResult>();
-  for (const tokenizer of ['toy', 'qwen3'] as const) {
-    const rows = scenarios.filter((s) => s.tokenizer === tokenizer);
-    if (rows.length === 0) continue;
-    for (const r of await runOnTokenizer(tokenizer, rows, options)) results.set(r.id, r);
+  const all: RowResult[] = [];
+  for (const profile of await catalogueProfiles(options)) {
+    const results = new Map<string, RowResult>();
+    for (const tokenizer of ['toy', 'qwen3'] as const) {
+      const rows = scenarios.filter((s) => s.tokenizer === tokenizer);
+      if (rows.length === 0) continue;
+      for (const r of await runOnTokenizer(tokenizer, profile, rows, options)) results.set(r.id, r);
+    }
+    for (const s of scenarios) all.push(results.get(s.id)!);
   }
-  return scenarios.map((s) => results.get(s.id)!);
+  return all;
 }

@@ -11,7 +11,7 @@ from argparse import Namespace
 from pathlib import Path
 
 from capabilities import Capabilities
-from standins import importable, precondition, standin_module
+from standins import importable, precondition, standin_module, standin_package
 
 PYDANTIC2_HOWTO = (
     "make one from Debian's python3 and the machine's local wheels: python3 -m venv --system-site-packages V && "
@@ -41,18 +41,6 @@ def require_pydantic2(capabilities: Capabilities) -> None:
             f"this checkout's miles/rollout/session/types.py needs pydantic 2 (field_validator); {sys.executable} "
             f"has pydantic {pydantic.VERSION}: {PYDANTIC2_HOWTO}"
         )
-
-
-def _package(name: str):
-    existing = sys.modules.get(name)
-    if existing is not None:
-        return existing
-    module = standin_module(name)
-    module.__path__ = []
-    parent, _, leaf = name.rpartition(".")
-    if parent:
-        setattr(_package(parent), leaf, module)
-    return module
 
 
 def detect_inline_system_support(chat_template):
@@ -106,7 +94,7 @@ def install_sglang_session_standins(replaced) -> None:
         module = standin_module(
             "sglang.srt.parser.template_detection", detect_inline_system_support=detect_inline_system_support
         )
-        _package("sglang.srt.parser").template_detection = module
+        standin_package("sglang.srt.parser").template_detection = module
         replaced.add(
             "sglang.srt.parser.template_detection.detect_inline_system_support",
             "sglang is not in Debian; the same probe (a sentinel in a second system message, jinja2's sandbox)",

@@ -14,13 +14,11 @@ Everything else of `miles.utils.chat_template_utils` is Miles' code from the che
 """
 
 import hashlib
-import importlib
 import sys
-import types
 from pathlib import Path
 from typing import Any, Optional
 
-from standins import importable, install_load_tokenizer, standin_module
+from standins import importable, install_load_tokenizer, standin_module, standin_package
 
 # Debian packages the qwen3 mode needs on top of the session path's (import name, Debian package).
 QWEN3_DEBIAN_MODULES = [("regex", "python3-regex"), ("jinja2", "python3-jinja2")]
@@ -45,18 +43,6 @@ def check_tokenizer_dir(directory: Path) -> Optional[str]:
     return None
 
 
-def _package(name: str) -> types.ModuleType:
-    existing = sys.modules.get(name)
-    if existing is not None:
-        return existing
-    module = standin_module(name)
-    module.__path__ = []
-    parent, _, leaf = name.rpartition(".")
-    if parent:
-        setattr(_package(parent), leaf, module)
-    return module
-
-
 def _render_standin(replaced) -> None:
     if importable("transformers.utils.chat_template_utils"):
         return
@@ -67,7 +53,7 @@ def _render_standin(replaced) -> None:
     module = standin_module(
         "transformers.utils.chat_template_utils", render_jinja_template=chat_template_render.render_jinja_template
     )
-    _package("transformers.utils").chat_template_utils = module
+    standin_package("transformers.utils").chat_template_utils = module
     replaced.add(
         "transformers.utils.chat_template_utils.render_jinja_template",
         "transformers is not in Debian; miles-bridge/chat_template_render.py renders with python3-jinja2 "
@@ -173,7 +159,7 @@ def install_sglang_tool_models(replaced) -> None:
     for name in [n for n in sys.modules if n == "sglang" or n.startswith("sglang.")]:
         sys.modules.pop(name)
     protocol = standin_module("sglang.srt.entrypoints.openai.protocol", Function=function, Tool=tool)
-    _package("sglang.srt.entrypoints.openai").protocol = protocol
+    standin_package("sglang.srt.entrypoints.openai").protocol = protocol
     replaced.add(
         "sglang.srt.entrypoints.openai.protocol.Tool",
         "sglang is not in Debian; the same model (fields, order, dump) canonicalizes tool definitions",
@@ -188,7 +174,7 @@ def _sglang_standins(replaced) -> None:
             raise RuntimeError("DeepSeek V4's encoder (sglang) is not available in the CPU session-server launcher")
 
         module = standin_module("sglang.srt.entrypoints.openai.encoding_dsv4", encode_messages=_dsv4)
-        _package("sglang.srt.entrypoints.openai").encoding_dsv4 = module
+        standin_package("sglang.srt.entrypoints.openai").encoding_dsv4 = module
         replaced.add("sglang.srt.entrypoints.openai.encoding_dsv4", "sglang is not in Debian; DeepSeek V4 only")
 
 

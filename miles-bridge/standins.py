@@ -59,6 +59,20 @@ def standin_module(name: str, **attrs) -> types.ModuleType:
     return module
 
 
+def standin_package(name: str) -> types.ModuleType:
+    """The package `name` as already imported, else an empty one made here, linked into its parent package
+    (made the same way), so a stand-in submodule can be reached by attribute as Python's import would."""
+    existing = sys.modules.get(name)
+    if existing is not None:
+        return existing
+    module = standin_module(name)
+    module.__path__ = []
+    parent, _, leaf = name.rpartition(".")
+    if parent:
+        setattr(standin_package(parent), leaf, module)
+    return module
+
+
 def _torch_standin(replaced: Replacements) -> None:
     if importable("torch"):
         return

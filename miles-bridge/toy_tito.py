@@ -22,6 +22,29 @@ from toy_tokenizer import EMPTY_THINK_TOKEN, END_TOKEN, GENERATION_TOKEN
 FOUR_ROLES = frozenset({"assistant", "system", "tool", "user"})
 
 
+def _generation_prompt(template_kwargs):
+    if template_kwargs.get("enable_thinking") is False:
+        return [GENERATION_TOKEN, EMPTY_THINK_TOKEN]
+    return [GENERATION_TOKEN]
+
+
+def _render(tokenizer, messages, add_generation_prompt, template_kwargs):
+    out = []
+    for message in messages:
+        out += tokenizer.render_message(message)
+        if not add_generation_prompt and isinstance(message, dict) and message.get("role") == "assistant":
+            out.append(END_TOKEN)
+    return out + (_generation_prompt(template_kwargs) if add_generation_prompt else [])
+
+
+def _render_appended(tokenizer, old_messages, new_messages, allowed_roles, template_kwargs):
+    assert_messages_append_only_with_allowed_role(old_messages, new_messages, allowed_roles)
+    out = []
+    for message in new_messages[len(old_messages) :]:
+        out += tokenizer.render_message(message)
+    return out + _generation_prompt(template_kwargs)
+
+
 class ToyTITOTokenizer:
     max_trim_tokens = 0
     trailing_token_ids = frozenset()
@@ -38,27 +61,15 @@ class ToyTITOTokenizer:
         # The default family has no assistant start string and auto-detected special ids.
         return TokenSeqComparator(self.tokenizer, assistant_start_str=None)
 
-    def _generation_prompt(self):
-        if self.chat_template_kwargs.get("enable_thinking") is False:
-            return [GENERATION_TOKEN, EMPTY_THINK_TOKEN]
-        return [GENERATION_TOKEN]
-
     def apply_chat_template(self, messages, *, add_generation_prompt, tools=None, tokenize=False):
         if not tokenize:
             raise NotImplementedError("the toy template renders token ids only")
-        out = []
-        for message in messages:
-            out += self.tokenizer.render_message(message)
-            if not add_generation_prompt and isinstance(message, dict) and message.get("role") == "assistant":
-                out.append(END_TOKEN)
-        return out + (self._generation_prompt() if add_generation_prompt else [])
+        return _render(self.tokenizer, messages, add_generation_prompt, self.chat_template_kwargs)
 
     def tokenize_additional_messages(self, old_messages, new_messages, tools=None):
-        assert_messages_append_only_with_allowed_role(old_messages, new_messages, self.allowed_append_roles)
-        out = []
-        for message in new_messages[len(old_messages) :]:
-            out += self.tokenizer.render_message(message)
-        return out + self._generation_prompt()
+        return _render_appended(
+            self.tokenizer, old_messages, new_messages, self.allowed_append_roles, self.chat_template_kwargs
+        )
 
     def merge_tokens(self, old_messages, new_messages, pretokenized_token_ids, tools=None):
         return list(pretokenized_token_ids) + self.tokenize_additional_messages(old_messages, new_messages, tools)
@@ -86,27 +97,15 @@ def toy_tito_on_base(base):
         def _args(self, template_args):
             return self.chat_template_kwargs if template_args is None else template_args
 
-        def _generation_prompt_for(self, template_args):
-            if self._args(template_args).get("enable_thinking") is False:
-                return [GENERATION_TOKEN, EMPTY_THINK_TOKEN]
-            return [GENERATION_TOKEN]
-
         def apply_chat_template(self, messages, *, add_generation_prompt, tokenize=False, template_args=None):
             if not tokenize:
                 raise NotImplementedError("the toy template renders token ids only")
-            out = []
-            for message in messages:
-                out += self.tokenizer.render_message(message)
-                if not add_generation_prompt and isinstance(message, dict) and message.get("role") == "assistant":
-                    out.append(END_TOKEN)
-            return out + (self._generation_prompt_for(template_args) if add_generation_prompt else [])
+            return _render(self.tokenizer, messages, add_generation_prompt, self._args(template_args))
 
         def tokenize_additional_messages(self, old_messages, new_messages, *, template_args=None):
-            assert_messages_append_only_with_allowed_role(old_messages, new_messages, self.allowed_append_roles)
-            out = []
-            for message in new_messages[len(old_messages) :]:
-                out += self.tokenizer.render_message(message)
-            return out + self._generation_prompt_for(template_args)
+            return _render_appended(
+                self.tokenizer, old_messages, new_messages, self.allowed_append_roles, self._args(template_args)
+            )
 
     return ToyTITOOnBase
 

@@ -20,9 +20,10 @@ Usage: convert_dumps.py --details DIR --out DIR [--miles-root PATH]
 --serve keeps one process (and one torch import) for a whole run, as `harness check-run` reads it one step
 at a time: it prints {"ready": true, "python": ..., "torch": ...} (or exits 3 without torch), then answers
 each stdin line {"kind": "rollout_data"|"train_data", "path": FILE, "omit"?: [key, ...]} (sample keys, or
-train columns, left out) with one stdout line, in request order:
-{"ok": true, "document": <as above>, "non_finite": n} or {"ok": false, "error": "<Type>: <message>"}, so a
-truncated or unreadable .pt is named and the next file is still read. EOF on stdin ends it (exit 0).
+train columns, left out) with one answer, in request order: a JSON header line
+{"ok": true, "document": <as above>, "non_finite": n, "blobs": [...], "bytes": N} followed by N bytes, the
+long numeric lists as binary blocks (dump_frames.py), or {"ok": false, "error": "<Type>: <message>", ...},
+so a truncated or unreadable .pt is named and the next file is still read. EOF on stdin ends it (exit 0).
 """
 
 import argparse
@@ -35,6 +36,8 @@ import re
 import sys
 from pathlib import Path
 
+from dump_frames import Packer, header_line
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_TORCH, EXIT_NO_DUMPS = 0, 1, 2, 3, 4
 
 ROLLOUT_FILE = re.compile(r"^(?P<step>(?:eval_)?\d+)\.pt$")
@@ -46,9 +49,10 @@ class Stats:
         self.non_finite = 0
 
 
-def to_jsonable(value, stats):
+def to_jsonable(value, stats, packer=None, path=()):
     """Turns whatever a dump holds into JSON-ready values, without importing torch or numpy:
-    tensors and numpy values are recognised by their `tolist` method."""
+    tensors and numpy values are recognised by their `tolist` method. With a `packer` (dump_frames.py),
+    long numeric lists go to its binary blocks instead, None in their place (`path` names that place)."""
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -59,15 +63,20 @@ def to_jsonable(value, stats):
         stats.non_finite += 1
         return None
     if isinstance(value, enum.Enum):
-        return to_jsonable(value.value, stats)
+        return to_jsonable(value.value, stats, packer, path)
     if isinstance(value, dict):
-        return {str(k): to_jsonable(v, stats) for k, v in value.items()}
+        return {str(k): to_jsonable(v, stats, packer, (*path, str(k))) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and packer is not None and packer.pack(value, path):
+        return None
     if isinstance(value, (list, tuple)) and all(type(v) is int for v in value):
         return list(value)  # token ids, masks: the bulk of a dump, already JSON (the fast path)
     if isinstance(value, (list, tuple, set, frozenset)):
-        return [to_jsonable(v, stats) for v in value]
+        return [to_jsonable(v, stats, packer, (*path, i)) for i, v in enumerate(value)]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name), stats) for f in dataclasses.fields(value)}
+        return {
+            f.name: to_jsonable(getattr(value, f.name), stats, packer, (*path, f.name))
+            for f in dataclasses.fields(value)
+        }
     if hasattr(value, "tolist"):
         # torch.Tensor (GPU tensors were saved from the device; bf16 has no Python scalar) or numpy.
         if hasattr(value, "detach"):
@@ -76,9 +85,9 @@ def to_jsonable(value, stats):
             value = value.cpu()
         if hasattr(value, "is_floating_point") and value.is_floating_point():
             value = value.float()
-        return to_jsonable(value.tolist(), stats)
+        return to_jsonable(value.tolist(), stats, packer, path)
     if hasattr(value, "item"):
-        return to_jsonable(value.item(), stats)
+        return to_jsonable(value.item(), stats, packer, path)
     if isinstance(value, (bytes, bytearray)):
         return {"__bytes__": len(value)}
     return {"__repr__": repr(value)}
@@ -128,17 +137,17 @@ def without(document, omit):
     return {k: v for k, v in document.items() if k not in omit} if omit and isinstance(document, dict) else document
 
 
-def with_reward_type(sample, stats):
+def with_reward_type(sample, stats, packer=None, path=()):
     """The sample as JSON, plus `reward_python_type` ("int" or "float") for a numeric reward: JSON keeps
     1 and 1.0 apart only as text, and Miles' zero-std metric names its keys by str(round(reward, 1))."""
-    converted = to_jsonable(sample, stats)
+    converted = to_jsonable(sample, stats, packer, path)
     reward = sample.get("reward") if isinstance(sample, dict) else None
     if isinstance(converted, dict) and isinstance(reward, (int, float)) and not isinstance(reward, bool):
         converted["reward_python_type"] = "int" if isinstance(reward, int) else "float"
     return converted
 
 
-def convert_one(kind, path, payload, stats, omit=()):
+def convert_one(kind, path, payload, stats, omit=(), packer=None):
     if not isinstance(payload, dict):
         raise ValueError(f"{path}: expected a dict, got {type(payload).__name__}")
     if kind == "rollout_data":
@@ -151,7 +160,10 @@ def convert_one(kind, path, payload, stats, omit=()):
             "rollout_id": to_jsonable(payload.get("rollout_id"), stats),
             "metadata": to_jsonable(payload.get("metadata") or {}, stats),
             "samples": [
-                with_reward_type(without(s.to_dict() if hasattr(s, "to_dict") else s, omit), stats) for s in samples
+                with_reward_type(
+                    without(s.to_dict() if hasattr(s, "to_dict") else s, omit), stats, packer, ("samples", i)
+                )
+                for i, s in enumerate(samples)
             ],
         }
     data = payload.get("rollout_data")
@@ -165,7 +177,7 @@ def convert_one(kind, path, payload, stats, omit=()):
         "cp_rank": to_jsonable(payload.get("cp_rank", 0), stats),
         "cp_size": to_jsonable(payload.get("cp_size", 1), stats),
         "qkv_format": to_jsonable(payload.get("qkv_format"), stats),
-        "rollout_data": to_jsonable(without(data, omit), stats),
+        "rollout_data": to_jsonable(without(data, omit), stats, packer, ("rollout_data",)),
     }
 
 
@@ -193,7 +205,7 @@ def convert(details_dir, out_dir, load=load_torch_file):
 
 
 def serve(stdin, stdout, load=load_torch_file):
-    """One JSON request per line in, one JSON answer per line out (see the module's docstring)."""
+    """One JSON request per line in, one framed answer out (see the module's docstring); `stdout` is binary."""
     try:
         import torch
     except ImportError as error:
@@ -203,20 +215,21 @@ def serve(stdin, stdout, load=load_torch_file):
             file=sys.stderr,
         )
         return EXIT_NO_TORCH
-    stdout.write(json.dumps({"ready": True, "python": sys.executable, "torch": getattr(torch, "__version__", "unknown")}) + "\n")
+    stdout.write(header_line({"ready": True, "python": sys.executable, "torch": getattr(torch, "__version__", "unknown")}))
     stdout.flush()
     for line in stdin:
         if not line.strip():
             continue
         stats = Stats()
+        packer = Packer()
         try:
             request = json.loads(line)
             omit = frozenset(request.get("omit", ()))
-            document = convert_one(request["kind"], request["path"], load(request["path"]), stats, omit)
-            answer = json.dumps({"ok": True, "document": document, "non_finite": stats.non_finite}, allow_nan=False)
+            document = convert_one(request["kind"], request["path"], load(request["path"]), stats, omit, packer)
+            answer = packer.frame({"ok": True, "document": document, "non_finite": stats.non_finite})
         except Exception as error:  # named per file; the next request is still served
-            answer = json.dumps({"ok": False, "error": f"{type(error).__name__}: {error}"})
-        stdout.write(answer + "\n")
+            answer = header_line({"ok": False, "error": f"{type(error).__name__}: {error}", "blobs": [], "bytes": 0})
+        stdout.write(answer)
         stdout.flush()
     return EXIT_OK
 
@@ -234,7 +247,7 @@ def main(argv=None):
     if args.miles_root:
         sys.path.insert(0, args.miles_root)
     if args.serve:
-        return serve(sys.stdin, sys.stdout)
+        return serve(sys.stdin, sys.stdout.buffer)
     if not args.details or not args.out:
         print("convert_dumps: --details and --out are required (or --serve)", file=sys.stderr)
         return EXIT_USAGE

@@ -10,11 +10,29 @@ import { numpyMean } from './numpy-sum.ts';
  */
 export function hasRepetition(text: string): boolean {
   if (text.length <= 10000) return false;
-  const points = Array.from(text);
-  if (points.length <= 10000) return false;
-  const raw = Buffer.from(points.slice(-10000).join(''), 'utf8');
+  const start = lastCodePointsStart(text, 10000);
+  // Python's len(text) > 10000: some code point before the last 10000.
+  if (start <= 0) return false;
+  const raw = Buffer.from(text.slice(start), 'utf8');
   const compressed = deflateSync(raw, { level: 9 });
   return raw.length / compressed.length > 10;
+}
+
+const isHigh = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
+const isLow = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
+
+/**
+ * Where the last `n` code points of `text` start (a surrogate pair is one, a lone surrogate one, as
+ * `Array.from` splits), or -1 when it has fewer. Walked from the end: a response can be megabytes, and
+ * splitting all of it into code points only to keep its tail costs more than the compression.
+ */
+function lastCodePointsStart(text: string, n: number): number {
+  let i = text.length;
+  for (let count = 0; count < n; count++) {
+    if (i === 0) return -1;
+    i -= i >= 2 && isLow(text.charCodeAt(i - 1)) && isHigh(text.charCodeAt(i - 2)) ? 2 : 1;
+  }
+  return i;
 }
 
 /** `rollout/repetition_frac`: the mean of `has_repetition(response)` over the rows. */

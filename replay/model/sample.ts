@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bitArray, finiteArray, intArray } from '../../common/number-arrays.ts';
 import { type LeafRef, LeafRefSchema, SampleStatusSchema } from '../../contracts/wire-sample.ts';
 import { GroupIndexSchema, RolloutIdSchema, SampleIndexSchema } from './ids.ts';
 
@@ -12,11 +13,11 @@ export const ReplaySampleSchema = z.object({
   index: SampleIndexSchema.nullable(),
   rollout_id: RolloutIdSchema.nullable(),
   /** Prompt + response ids; the response is the last `response_length` tokens. */
-  tokens: z.array(z.number().int()),
+  tokens: intArray(),
   response_length: z.number().int().nonnegative(),
   /** One entry per response token; `null` means all ones (filled in conversion). */
-  loss_mask: z.array(z.number().int().min(0).max(1)).nullable(),
-  rollout_log_probs: z.array(z.number()).nullable(),
+  loss_mask: bitArray().nullable(),
+  rollout_log_probs: finiteArray().nullable(),
   status: SampleStatusSchema,
   /** Raw reward; `null` until the RM (or the session server's reward broadcast) sets it. */
   reward: z.number().nullable(),

@@ -1,8 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { createInterface, type Interface } from 'node:readline';
 import { HarnessError } from '../../common/errors.ts';
-import { parseJson } from '../../common/python-json/loads.ts';
 import { DUMP_CONVERTER } from '../../miles-bridge/entry-points.ts';
+import { type Frame, FrameHeaderSchema, FrameReader, placeBlocks } from './dump-frames.ts';
 
 export interface ConverterOptions {
   readonly python: string;
@@ -24,22 +23,19 @@ export type Converted =
  */
 export class DumpConverter {
   private readonly child: ChildProcessWithoutNullStreams;
-  private readonly lines: AsyncIterator<string>;
-  private readonly reader: Interface;
+  private readonly frames: FrameReader;
   private stderr = '';
   private readonly options: ConverterOptions;
   readonly torch: string;
 
   private constructor(
     child: ChildProcessWithoutNullStreams,
-    reader: Interface,
-    lines: AsyncIterator<string>,
+    frames: FrameReader,
     options: ConverterOptions,
     torch: string,
   ) {
     this.child = child;
-    this.reader = reader;
-    this.lines = lines;
+    this.frames = frames;
     this.options = options;
     this.torch = torch;
     child.stderr.on('data', (chunk: Buffer) => {
@@ -63,10 +59,15 @@ export class DumpConverter {
       stderr += chunk.toString('utf8');
     });
     const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
-    const reader = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
-    const lines = reader[Symbol.asyncIterator]();
-    const first = await Promise.race([lines.next(), spawnError.then((error) => ({ error }))]);
-    const ready = 'error' in first ? null : first.done ? null : readyLine(first.value);
+    const frames = new FrameReader(child.stdout);
+    const first = await Promise.race([
+      frames.next().then(
+        (frame) => ({ frame }),
+        () => ({ frame: null }),
+      ),
+      spawnError.then((error) => ({ error })),
+    ]);
+    const ready = 'error' in first ? null : readyFrame(first.frame);
     if (ready === null) {
       child.kill();
       const reason =
@@ -78,7 +79,7 @@ export class DumpConverter {
         details: { python: options.python, reason },
       });
     }
-    return new DumpConverter(child, reader, lines, options, ready);
+    return new DumpConverter(child, frames, options, ready);
   }
 
   /** Answers arrive in request order: each `convert` waits for the one before it to be read. */
@@ -101,32 +102,41 @@ export class DumpConverter {
   }
 
   private async answer(path: string): Promise<Converted> {
-    const next = await this.lines.next();
-    if (next.done)
-      throw new HarnessError(
-        'dumps.converter_failed',
-        `the dump converter (${this.options.python}) stopped while reading ${path}: ${this.stderr.trim().split('\n').at(-1) ?? ''}`,
-        {
-          details: {
-            python: this.options.python,
-            stderr: this.stderr,
-            exitCode: this.child.exitCode ?? undefined,
-          },
+    let frame: Frame | null;
+    let document: unknown;
+    try {
+      frame = await this.frames.next();
+      if (frame !== null && frame.header.ok === true) {
+        const { blobs } = FrameHeaderSchema.parse(frame.header);
+        document = placeBlocks(frame.header.document, blobs, frame.body);
+      }
+    } catch (error) {
+      throw this.failed(`sent a broken answer for ${path}: ${(error as Error).message}`);
+    }
+    if (frame === null) throw this.failed(`stopped while reading ${path}`);
+    const answer = frame.header as { ok?: unknown; non_finite?: unknown; error?: unknown };
+    return answer.ok === true
+      ? { ok: true, document, nonFinite: typeof answer.non_finite === 'number' ? answer.non_finite : 0 }
+      : { ok: false, error: typeof answer.error === 'string' ? answer.error : 'unknown error' };
+  }
+
+  private failed(what: string): HarnessError {
+    return new HarnessError(
+      'dumps.converter_failed',
+      `the dump converter (${this.options.python}) ${what}: ${this.stderr.trim().split('\n').at(-1) ?? ''}`,
+      {
+        details: {
+          python: this.options.python,
+          stderr: this.stderr,
+          exitCode: this.child.exitCode ?? undefined,
         },
-      );
-    const answer = parseJson(next.value) as {
-      ok: boolean;
-      document?: unknown;
-      non_finite?: number;
-      error?: string;
-    };
-    return answer.ok
-      ? { ok: true, document: answer.document, nonFinite: answer.non_finite ?? 0 }
-      : { ok: false, error: answer.error ?? 'unknown error' };
+      },
+    );
   }
 
   async close(): Promise<void> {
-    this.reader.close();
+    // Answers nobody will read (an interrupted run read ahead) must not keep the converter blocked on a full pipe.
+    this.child.stdout.destroy();
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
     this.child.stdin.end();
@@ -136,11 +146,6 @@ export class DumpConverter {
   }
 }
 
-function readyLine(line: string): string | null {
-  try {
-    const value = parseJson(line) as { ready?: boolean; torch?: string };
-    return value.ready === true ? String(value.torch ?? '') : null;
-  } catch {
-    return null;
-  }
+function readyFrame(frame: Frame | null): string | null {
+  return frame?.header.ready === true ? String(frame.header.torch ?? '') : null;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bitArray, finiteArray, intArray, nullableNumberArray } from '../../common/number-arrays.ts';
 import { LeafRefSchema, SampleStatusSchema } from '../../contracts/wire-sample.ts';
 
 /**
@@ -19,10 +20,10 @@ const DumpSampleSchema = z.looseObject({
   index: z.number().int().nullable(),
   /** Shared by the siblings of a compacted rollout; null for a single-leaf rollout (falls back to `index`). */
   rollout_id: z.number().int().nullable().default(null),
-  tokens: z.array(z.number().int()),
+  tokens: intArray(),
   response_length: z.number().int().nonnegative(),
   /** Per response token; null means "all ones" to Miles' conversion. */
-  loss_mask: z.array(z.number().int().min(0).max(1)).nullable(),
+  loss_mask: bitArray().nullable(),
   /** Raw reward: a number, a dict read through `--reward-key`, or null for an aborted row. */
   reward: z.union([z.number(), z.record(z.string(), z.unknown())]).nullable(),
   status: SampleStatusSchema,
@@ -44,19 +45,19 @@ export const RolloutDumpSchema = z.object({
 });
 export type RolloutDump = z.infer<typeof RolloutDumpSchema>;
 
-const numberList = z.array(z.number().nullable());
+const numberList = nullableNumberArray();
 
 /** One rank's shard of `train_data/<step>_<rank>.pt`, after training. */
 const TrainShardColumnsSchema = z.looseObject({
-  tokens: z.array(z.array(z.number().int())),
-  loss_masks: z.array(z.array(z.number())),
-  response_lengths: z.array(z.number().int()),
+  tokens: z.array(intArray()),
+  loss_masks: z.array(finiteArray()),
+  response_lengths: intArray(),
   /** Normalised (GRPO) rewards, one per row. */
   rewards: numberList,
   /** Batch-global raw rewards (every row of the step, not just this shard's). */
   raw_reward: numberList.optional(),
-  sample_indices: z.array(z.number().int()).optional(),
-  rollout_ids: z.array(z.number().int()).optional(),
+  sample_indices: intArray().optional(),
+  rollout_ids: intArray().optional(),
   rollout_mask_sums: numberList.optional(),
   truncated: numberList.optional(),
 });

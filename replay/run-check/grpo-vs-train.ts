@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { trainRolloutId } from '../grpo/loss-weights.ts';
 import type { ReplaySample } from '../model/sample.ts';
 import type { TrainDump } from './dump-schema.ts';
+import { RowIndex } from './row-index.ts';
 
 /** One train row whose advantage differs from GRPO recomputed from the dumped raw rewards. */
 const GrpoMismatchSchema = z.object({
@@ -31,8 +32,8 @@ const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-6 + 1e-6 
 
 const MAX_LISTED = 20;
 
-const identity = (rollout: string, index: number | null, tokens: readonly number[]): string =>
-  `${rollout}|${index ?? ''}|${tokens.join(',')}`;
+/** Rows are matched by trainer rollout id, sample index and tokens. */
+const head = (rollout: string, index: number | null): string => `${rollout}|${index ?? ''}`;
 
 /**
  * GRPO recomputed from the dumped raw rewards (the replay's `processStep`, Miles' per-rollout
@@ -47,9 +48,9 @@ export function compareGrpoWithTrainRows(
   recomputed: readonly number[] | null,
   shards: readonly TrainDump[],
 ): GrpoComparison {
-  const byIdentity = new Map<string, number | null>();
+  const byIdentity = new RowIndex<number | null>();
   rows.forEach((row, i) => {
-    byIdentity.set(identity(trainRolloutId(row, i), row.index, row.tokens), recomputed?.[i] ?? null);
+    byIdentity.set(head(trainRolloutId(row, i), row.index), [row.tokens], recomputed?.[i] ?? null);
   });
   const out: GrpoComparison = {
     rows_compared: 0,
@@ -69,12 +70,12 @@ export function compareGrpoWithTrainRows(
     d.tokens.forEach((tokens, r) => {
       const rollout = d.rollout_ids?.[r];
       const index = d.sample_indices?.[r] ?? null;
-      const key = rollout === undefined ? null : identity(String(rollout), index, tokens);
-      if (key === null || !byIdentity.has(key)) {
+      const key = rollout === undefined ? null : head(String(rollout), index);
+      if (key === null || !byIdentity.has(key, [tokens])) {
         out.unmatched_rows += 1;
         return;
       }
-      const expected = byIdentity.get(key) ?? null;
+      const expected = byIdentity.get(key, [tokens]) ?? null;
       out.rows_compared += 1;
       const base = { rank: shard.rank, rollout: String(rollout), sample_index: index };
       const compare = (column: 'rewards' | 'advantages', trained: number | null) => {

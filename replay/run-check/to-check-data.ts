@@ -1,6 +1,7 @@
 import { HarnessError } from '../../common/errors.ts';
 import { type ReplaySample, ReplaySampleSchema } from '../model/sample.ts';
 import type { DumpSample, TrainDump } from './dump-schema.ts';
+import { RowIndex } from './row-index.ts';
 
 /** What the dumps do not say but the checks need: the run's group shape and reward flags. */
 export interface DumpRunShape {
@@ -74,8 +75,7 @@ export function dumpSampleToReplay(sample: DumpSample, rewardKey?: string): Repl
   return parsed.data;
 }
 
-const rowIdentity = (rolloutId: number, index: number | null, tokens: readonly number[]): string =>
-  `${rolloutId}|${index ?? ''}|${tokens.join(',')}`;
+const rowHead = (rolloutId: number, index: number | null): string => `${rolloutId}|${index ?? ''}`;
 
 /**
  * The advantage each retained row trained with, in the checks' row order, read from the step's train
@@ -89,20 +89,21 @@ export function advantagesFromShards(
   shards: readonly TrainDump[],
 ): (number | null)[] | null {
   if (shards.length === 0) return null;
-  const byIdentity = new Map<string, number | null>();
+  const byIdentity = new RowIndex<number | null>();
   for (const shard of shards) {
     const d = shard.rollout_data;
     if (!d.rollout_ids) return null;
     d.tokens.forEach((tokens, row) => {
       byIdentity.set(
-        rowIdentity(d.rollout_ids![row]!, d.sample_indices?.[row] ?? null, tokens),
+        rowHead(d.rollout_ids![row]!, d.sample_indices?.[row] ?? null),
+        [tokens],
         d.rewards[row] ?? null,
       );
     });
   }
   const out: (number | null)[] = [];
   for (const row of rows) {
-    const value = byIdentity.get(rowIdentity(row.rollout_id ?? row.index ?? -1, row.index, row.tokens));
+    const value = byIdentity.get(rowHead(row.rollout_id ?? row.index ?? -1, row.index), [row.tokens]);
     // A train row whose reward was not finite (converted to null) cannot be checked either.
     if (value === null) return null;
     out.push(value ?? null);

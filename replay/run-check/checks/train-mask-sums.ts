@@ -1,5 +1,6 @@
 import { type DumpEvidence, MAX_EVIDENCE, type SmokeCheck } from '../check-result.ts';
 import type { TrainDump } from '../dump-schema.ts';
+import { RowIndex } from '../row-index.ts';
 
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 
@@ -38,15 +39,18 @@ export function checkTrainMaskSums(shards: readonly TrainDump[]): SmokeCheck {
   let checked = 0;
   for (const step of steps) {
     const stepShards = shards.filter((s) => s.rollout_id === step);
-    const seen = new Set<string>();
+    const seen = new RowIndex<true>();
     const totals = new Map<number, number>();
     for (const shard of stepShards) {
       const d = shard.rollout_data;
       d.loss_masks.forEach((mask, row) => {
         const rid = d.rollout_ids![row]!;
-        const identity = `${rid}|${d.sample_indices?.[row] ?? ''}|${d.tokens[row]?.join(',')}|${mask.join(',')}`;
-        if (seen.has(identity)) return;
-        seen.add(identity);
+        const tokens = d.tokens[row];
+        // A row without tokens is one identity per rollout and index, as `${undefined}` made it.
+        const head = `${rid}|${d.sample_indices?.[row] ?? ''}|${tokens === undefined ? 'none' : 'tokens'}`;
+        const columns = tokens === undefined ? [mask] : [tokens, mask];
+        if (seen.has(head, columns)) return;
+        seen.set(head, columns, true);
         totals.set(rid, (totals.get(rid) ?? 0) + sum(mask));
       });
     }

@@ -226,10 +226,10 @@ def serve(stdin, stdout, load=load_torch_file):
             request = json.loads(line)
             omit = frozenset(request.get("omit", ()))
             document = convert_one(request["kind"], request["path"], load(request["path"]), stats, omit, packer)
-            answer = packer.frame({"ok": True, "document": document, "non_finite": stats.non_finite})
         except Exception as error:  # named per file; the next request is still served
-            answer = header_line({"ok": False, "error": f"{type(error).__name__}: {error}", "blobs": [], "bytes": 0})
-        stdout.write(answer)
+            stdout.write(header_line({"ok": False, "error": f"{type(error).__name__}: {error}", "blobs": [], "bytes": 0}))
+        else:
+            packer.write(stdout, {"ok": True, "document": document, "non_finite": stats.non_finite})
         stdout.flush()
     return EXIT_OK
 

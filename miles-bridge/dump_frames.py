@@ -59,9 +59,13 @@ class Packer:
         self.size += len(data)
         return True
 
-    def frame(self, header):
-        """The answer's bytes: the header (with `blobs` and `bytes`) as one JSON line, then the blocks."""
-        return header_line({**header, "blobs": self.blobs, "bytes": self.size}) + b"".join(self.chunks)
+    def write(self, stdout, header):
+        """Writes the answer: the header (with `blobs` and `bytes`) as one JSON line, then the blocks (not
+        joined first: a step's blocks are tens of MB, the converter's peak memory is its largest answer)."""
+        stdout.write(header_line({**header, "blobs": self.blobs, "bytes": self.size}))
+        for chunk in self.chunks:
+            stdout.write(chunk)
+        self.chunks = []
 
 
 def header_line(header):

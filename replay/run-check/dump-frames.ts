@@ -51,12 +51,22 @@ export class FrameReader {
     return true;
   }
 
+  /**
+   * The first `n` buffered bytes, copied once into a buffer of their own (its own ArrayBuffer from 4 kB
+   * up, so aligned blocks can be viewed in place), the chunks they came from let go.
+   */
   private take(n: number): Buffer {
-    const all = this.buffered.length === 1 ? this.buffered[0]! : Buffer.concat(this.buffered, this.length);
-    const out = all.subarray(0, n);
-    const rest = all.subarray(n);
-    this.buffered = rest.length > 0 ? [rest] : [];
-    this.length = rest.length;
+    const out = Buffer.allocUnsafeSlow(n);
+    let filled = 0;
+    while (filled < n) {
+      const chunk = this.buffered[0]!;
+      const used = Math.min(chunk.length, n - filled);
+      chunk.copy(out, filled, 0, used);
+      filled += used;
+      if (used === chunk.length) this.buffered.shift();
+      else this.buffered[0] = chunk.subarray(used);
+    }
+    this.length -= n;
     this.scanned = 0;
     return out;
   }
@@ -92,7 +102,7 @@ export class FrameReader {
     while (this.length < size)
       if (!(await this.fill()))
         throw new Error(`the stream ended ${size - this.length} bytes short of a ${size}-byte frame`);
-    return { header: parsed.data, body: size === 0 ? EMPTY : Buffer.from(this.take(size)) };
+    return { header: parsed.data, body: size === 0 ? EMPTY : this.take(size) };
   }
 }
 

@@ -11,6 +11,14 @@ export interface ConverterOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
+/**
+ * A file's answer as it came off the pipe (JSON header and binary blocks), decoded only when asked: the
+ * step read ahead stays compact while the current one is checked.
+ */
+export interface PendingAnswer {
+  decode(): Converted;
+}
+
 /** One file's answer: the converted document, or why it could not be read. */
 export type Converted =
   | { readonly ok: true; readonly document: unknown; readonly nonFinite: number }
@@ -94,30 +102,42 @@ export class DumpConverter {
     kind: 'rollout_data' | 'train_data',
     path: string,
     omit: readonly string[] = [],
-  ): Promise<Converted> {
+  ): Promise<PendingAnswer> {
     this.child.stdin.write(`${JSON.stringify({ kind, path, omit })}\n`);
     const answer = this.queue.then(() => this.answer(path));
     this.queue = answer.catch(() => undefined);
     return answer;
   }
 
-  private async answer(path: string): Promise<Converted> {
+  private async answer(path: string): Promise<PendingAnswer> {
     let frame: Frame | null;
-    let document: unknown;
     try {
       frame = await this.frames.next();
-      if (frame !== null && frame.header.ok === true) {
-        const { blobs } = FrameHeaderSchema.parse(frame.header);
-        document = placeBlocks(frame.header.document, blobs, frame.body);
-      }
     } catch (error) {
       throw this.failed(`sent a broken answer for ${path}: ${(error as Error).message}`);
     }
     if (frame === null) throw this.failed(`stopped while reading ${path}`);
-    const answer = frame.header as { ok?: unknown; non_finite?: unknown; error?: unknown };
-    return answer.ok === true
-      ? { ok: true, document, nonFinite: typeof answer.non_finite === 'number' ? answer.non_finite : 0 }
-      : { ok: false, error: typeof answer.error === 'string' ? answer.error : 'unknown error' };
+    const got = frame;
+    return { decode: () => this.decode(got, path) };
+  }
+
+  private decode(frame: Frame, path: string): Converted {
+    const answer = frame.header as {
+      ok?: unknown;
+      document?: unknown;
+      non_finite?: unknown;
+      error?: unknown;
+    };
+    if (answer.ok !== true)
+      return { ok: false, error: typeof answer.error === 'string' ? answer.error : 'unknown error' };
+    let document: unknown;
+    try {
+      const { blobs } = FrameHeaderSchema.parse(frame.header);
+      document = placeBlocks(answer.document, blobs, frame.body);
+    } catch (error) {
+      throw this.failed(`sent a broken answer for ${path}: ${(error as Error).message}`);
+    }
+    return { ok: true, document, nonFinite: typeof answer.non_finite === 'number' ? answer.non_finite : 0 };
   }
 
   private failed(what: string): HarnessError {

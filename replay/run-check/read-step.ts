@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { parseJson } from '../../common/python-json/loads.ts';
-import type { Converted, DumpConverter } from './dump-converter.ts';
+import type { DumpConverter, PendingAnswer } from './dump-converter.ts';
 import type { StepFiles } from './dump-folder.ts';
 import {
   type RolloutDump,
@@ -44,14 +44,14 @@ const OMIT = [
 ];
 
 async function convertAs<S extends z.ZodType>(
-  pending: Promise<Converted>,
+  pending: Promise<PendingAnswer>,
   kind: 'rollout_data' | 'train_data',
   file: string,
   schema: S,
   step: number,
   problems: RunProblem[],
 ): Promise<{ doc: z.infer<S>; nonFinite: number } | null> {
-  const converted = await pending;
+  const converted = (await pending).decode();
   if (!converted.ok) {
     problems.push({ kind: 'unreadable_file', step, file, detail: `torch.load failed: ${converted.error}` });
     return null;
@@ -105,25 +105,42 @@ async function readTrajectory(file: string, step: number, problems: RunProblem[]
   return rows;
 }
 
-/**
- * Reads one step: its rollout dump, each rank's train dump (a rank the run has elsewhere but this step
- * lacks is a `missing_rank_file`) and its trajectory rows (a row naming no dumped sample is a
- * `trajectory_row_without_sample`).
- */
-export async function readStep(
+/** A step whose files were asked of the converter; their answers are read off the pipe as they come. */
+export interface RequestedStep {
+  readonly files: StepFiles;
+  readonly rolloutPending: Promise<PendingAnswer> | null;
+  readonly trainPending: readonly {
+    rank: number;
+    file: string | undefined;
+    pending: Promise<PendingAnswer> | null;
+  }[];
+}
+
+/** Asks the converter for every file of a step at once (it answers in order and works ahead). */
+export function requestStep(
   converter: DumpConverter,
   files: StepFiles,
   ranks: readonly number[],
-  expectedRollout: string,
-): Promise<ReadStep> {
-  const { step } = files;
-  // Every request of the step goes out at once; the converter answers them in order.
+): RequestedStep {
   const rolloutPending =
     files.rollout === null ? null : converter.convert('rollout_data', files.rollout, OMIT);
   const trainPending = ranks.map((rank) => {
     const file = files.train.get(rank);
     return { rank, file, pending: file === undefined ? null : converter.convert('train_data', file, OMIT) };
   });
+  // A converter that dies fails every pending answer; the first one awaited reports it.
+  for (const p of [rolloutPending, ...trainPending.map((t) => t.pending)]) p?.catch(() => undefined);
+  return { files, rolloutPending, trainPending };
+}
+
+/**
+ * Reads one requested step: its rollout dump, each rank's train dump (a rank the run has elsewhere but
+ * this step lacks is a `missing_rank_file`) and its trajectory rows (a row naming no dumped sample is a
+ * `trajectory_row_without_sample`). Answers are decoded here, not when they arrive.
+ */
+export async function readStep(requested: RequestedStep, expectedRollout: string): Promise<ReadStep> {
+  const { files, rolloutPending, trainPending } = requested;
+  const { step } = files;
   const problems: RunProblem[] = [];
   let nonFinite = 0;
   let rollout: RolloutDump | null = null;

@@ -15,7 +15,7 @@ import { type ConverterOptions, DumpConverter } from './dump-converter.ts';
 import { type DumpFolder, scanDumpFolder } from './dump-folder.ts';
 import type { DumpFormat } from './dump-schema.ts';
 import { type MetricScan, scanMetricLog } from './log/scan-log-metrics.ts';
-import { type ReadStep, readStep } from './read-step.ts';
+import { type RequestedStep, readStep, requestStep } from './read-step.ts';
 import type { CheckRunReport, RunProblem, RunStep } from './report-schema.ts';
 import { RunChecker, type ShapeFlags } from './run-checker.ts';
 
@@ -93,19 +93,16 @@ export async function checkRunDumps<R>(
   });
   for (const p of missingSteps(folder, log)) checker.problems.push(p);
   let begun = false;
-  let next: Promise<ReadStep> | null = null;
   try {
-    const read = (k: number) => {
-      const files = folder.steps[k]!;
-      const expected = join(folder.dir, 'rollout_data', `${files.step}.pt`);
-      return readStep(converter, files, folder.ranks, expected);
-    };
-    // One step ahead: the converter reads step k+1 while step k is checked (two cores, two processes).
-    next = folder.steps.length > 0 ? read(0) : null;
+    const request = (k: number) => requestStep(converter, folder.steps[k]!, folder.ranks);
+    // One step ahead: the converter reads step k+1 while step k is checked (two cores, two processes);
+    // its answers wait undecoded (binary) until step k is done with.
+    let next: RequestedStep | null = folder.steps.length > 0 ? request(0) : null;
     for (let k = 0; k < folder.steps.length; k++) {
       if (options.signal?.aborted) throw new HarnessError('replay.interrupted', 'check-run interrupted');
-      const current = await next!;
-      next = k + 1 < folder.steps.length ? read(k + 1) : null;
+      const step = folder.steps[k]!.step;
+      const current = await readStep(next!, join(folder.dir, 'rollout_data', `${step}.pt`));
+      next = k + 1 < folder.steps.length ? request(k + 1) : null;
       const checked = checker.add(current);
       if (checked === null) continue;
       if (!begun && sink) await sink.begin(replayConfig(options, checker.shape!, folder, checker.dumpFormat));
@@ -115,7 +112,6 @@ export async function checkRunDumps<R>(
     }
   } finally {
     // A step read ahead of an interruption is dropped with the converter.
-    next?.catch(() => undefined);
     await converter.close();
   }
   const { report, run } = checker.finish({

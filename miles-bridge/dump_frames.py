@@ -53,10 +53,10 @@ class Packer:
         if pad:
             self.chunks.append(bytes(pad))
             self.size += pad
-        data = block.tobytes()
+        # The array itself is written (buffer protocol): tobytes() would copy every block once more.
         self.blobs.append({"path": list(path), "type": kind, "offset": self.size, "count": len(block)})
-        self.chunks.append(data)
-        self.size += len(data)
+        self.chunks.append(block)
+        self.size += len(block) * block.itemsize
         return True
 
     def write(self, stdout, header):

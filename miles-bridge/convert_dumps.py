@@ -133,8 +133,16 @@ class TorchMissing(Exception):
 
 
 def without(document, omit):
-    """A dict without the keys a reader asked to leave out (bulky columns it does not read)."""
-    return {k: v for k, v in document.items() if k not in omit} if omit and isinstance(document, dict) else document
+    """A dict without the keys a reader asked to leave out (bulky columns it does not read); "outer.inner"
+    leaves out a key of a nested dict (a sample's metadata)."""
+    if not omit or not isinstance(document, dict):
+        return document
+    kept = {k: v for k, v in document.items() if k not in omit}
+    for key in omit:
+        outer, dot, inner = key.partition(".")
+        if dot and isinstance(kept.get(outer), dict) and inner in kept[outer]:
+            kept[outer] = {k: v for k, v in kept[outer].items() if k != inner}
+    return kept
 
 
 def with_reward_type(sample, stats, packer=None, path=()):

@@ -30,9 +30,11 @@ function firstIssue(error: z.ZodError): string {
 
 /**
  * What the checks never read, left out by the converter (float columns are the slowest part of a dump to
- * write and parse): the policy's log probabilities and routing, in samples and train rows.
+ * write and parse): the policy's log probabilities and routing, in samples and train rows, and the
+ * session's copy of a sample's token ids in its metadata (as many ids again as `tokens`).
  */
 const OMIT = [
+  'metadata.accumulated_token_ids',
   'rollout_log_probs',
   'rollout_routed_experts',
   'rollout_indexer_topk',

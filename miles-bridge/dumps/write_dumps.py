@@ -64,6 +64,11 @@ def miles_args(spec, details):
         allow_partial_train_step=spec.get("allow_partial_train_step", False),
         micro_batch_size=1,
         multi_lora=False,
+        # What the newer train_data_conversion.py (sii-avalanche/miles@4d412b5a) reads besides: no top-k
+        # logprobs (rollout_top_logprobs_num 0, its default in miles/utils/rollout_topk_logprobs.py) and
+        # the group mean as the baseline (quantile_k None; 31f1ca96 has no such flag and always takes the mean).
+        rollout_top_logprobs_num=0,
+        quantile_k=None,
         # What log_rollout_data reads (miles/ray/rollout/metrics.py), as the recipe leaves them.
         custom_rollout_log_function_path=None,
         load_debug_rollout_data=None,
@@ -92,7 +97,7 @@ def main(argv=None):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import stand_ins
 
-    replaced = stand_ins.install(tracking=options.log is not None)
+    replaced = stand_ins.install(tracking=options.log is not None, miles_root=options.miles_root)
     try:
         from miles.ray.rollout.debug_data import save_debug_rollout_data
         from miles.ray.rollout.rollout_data_conversion import postprocess_rollout_data
@@ -112,6 +117,7 @@ def main(argv=None):
         print(f"write_dumps: cannot import Miles from {options.miles_root}: {error}", file=sys.stderr)
         return EXIT_MISSING
 
+    stand_ins.install_sample_adapter(Sample)
     if options.log:
         import logging
 

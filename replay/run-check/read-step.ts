@@ -183,7 +183,9 @@ export async function readStep(
     const rowsPerKey = new Map<string, number>();
     for (const row of trajectory) {
       const key = `${row.group_index}:${row.sample_index}`;
-      const seen = (rowsPerKey.get(key) ?? 0) + 1;
+      // The newer writer names the row's sample (`sample_occurrence`, 0-based); 31f1ca96's rows count up.
+      const seen =
+        row.sample_occurrence === undefined ? (rowsPerKey.get(key) ?? 0) + 1 : row.sample_occurrence + 1;
       rowsPerKey.set(key, seen);
       if (seen > (samplesPerKey.get(key) ?? 0))
         problems.push({

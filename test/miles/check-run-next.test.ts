@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureIo } from '../../cli/io.ts';
+import { main } from '../../cli/main.ts';
+import { parseJson } from '../../common/python-json/loads.ts';
+import { milesProfileNamed } from '../../contracts/miles-profile.ts';
+import { startMilesServer } from '../../replay/conformance/miles-server.ts';
+import type { StackSessionServer } from '../../replay/driver/stack.ts';
+import { InMemoryReport } from '../../replay/report/report-sink.ts';
+import type { ReplayReport } from '../../replay/report/schema.ts';
+import type { CheckRunReport } from '../../replay/run-check/report-schema.ts';
+import { checkRunDumps } from '../../replay/run-check/run-check.ts';
+import { type ReplayRun, runReplay } from '../../replay/run-replay.ts';
+import { milesDumpInput, writeMilesDumps } from '../../replay/testing/miles-dumps.ts';
+import { milesGate } from './gate.ts';
+
+// check-run on dumps the NEWER Miles' own writers wrote (issue 36 items 3 and 4): the replay's sessions go
+// through the newer tree's session server (MILES_NEXT_ROOT, e.g. the /work/miles-next overlay, run with
+// MILES_NEXT_PYTHON, a Python with pydantic 2) under profile 4d412b5a, so every sample is one that server
+// returned; the tree's writers (sii-avalanche/miles@4d412b5a miles/ray/rollout/debug_data.py
+// `save_debug_rollout_data` and its trajectory sidecar, the tree's DP split, `save_debug_train_data_for_rank`
+// and `log_rollout_data`) write the folder; check-run over it must read it as the newer Miles' and report
+// what the replay reported.
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const env = process.env;
+const gate = await milesGate(
+  { sessionServer: true, torch: true },
+  {
+    MILES_ROOT: env.MILES_NEXT_ROOT ?? '',
+    HARNESS_MILES_PYTHON: env.MILES_NEXT_PYTHON ?? '/usr/bin/python3',
+    HARNESS_MILES_REQUIRED: env.HARNESS_MILES_REQUIRED,
+  },
+);
+const unmet = gate.unmet.map((u) =>
+  u.replace(
+    'MILES_ROOT is not set (a radixark/miles checkout)',
+    'MILES_NEXT_ROOT is not set (a newer Miles tree)',
+  ),
+);
+if (unmet.length > 0 && !gate.required)
+  console.warn(`[skip] check-run on the newer Miles' dumps, unmet preconditions:\n  ${unmet.join('\n  ')}`);
+
+const TRAIN = { global_batch_size: 6, dp_size: 2, allow_partial_train_step: false };
+const SHAPE = { n_samples_per_prompt: 4, rollout_batch_size: 2 };
+const PROFILE = milesProfileNamed('4d412b5a')!;
+/** Metrics of wall time the replay measures and check-run reads from the log's perf/rollout_time. */
+const TIMED = /^perf\//;
+
+/** The newer tree's session server in front of the replay's fake policy, as the differential starts it. */
+async function newerSessionServer(backendUrl: string): Promise<StackSessionServer> {
+  const instanceId = randomUUID().replaceAll('-', '');
+  const server = await startMilesServer({
+    milesRoot: gate.milesRoot,
+    python: gate.python,
+    backendUrl,
+    vocabularyTraces: [],
+    instanceId,
+  });
+  const url = new URL(server.url);
+  return { url: server.url, host: url.hostname, port: Number(url.port), instanceId, close: server.close };
+}
+
+describe.skipIf(unmet.length > 0 && !gate.required)(
+  "check-run against harness replay, on dumps the newer Miles' writers wrote",
+  () => {
+    let dir = '';
+    let run: ReplayRun;
+    let checked: { report: CheckRunReport; replay: ReplayReport | null };
+
+    beforeAll(async () => {
+      expect(unmet).toEqual([]);
+      dir = await mkdtemp(join(tmpdir(), 'check-run-next-'));
+      run = await runReplay(
+        {
+          episodes: [],
+          prompts: join(ROOT, 'fixtures/prompts/tb2-89.jsonl'),
+          rolloutBatchSize: SHAPE.rollout_batch_size,
+          nSamplesPerPrompt: SHAPE.n_samples_per_prompt,
+          steps: 3,
+          concurrency: 4,
+          seed: 5,
+          maxSeqLen: 32768,
+          maxResponseLen: 8192,
+          modelName: 'model',
+          trialTimeoutS: 120,
+          agentTimeoutS: 120,
+          titoModel: 'default',
+          milesProfile: PROFILE,
+          train: TRAIN,
+          keepRequestMessages: true,
+          sessionServer: newerSessionServer,
+        },
+        { signal: new AbortController().signal, progress: { write: () => true } },
+      );
+      await writeMilesDumps({
+        python: gate.python,
+        milesRoot: gate.milesRoot,
+        input: milesDumpInput(run.outcomes, { ...TRAIN, ...SHAPE }),
+        workDir: dir,
+        details: join(dir, 'details'),
+        log: join(dir, 'launcher.log'),
+      });
+      checked = await checkRunDumps(
+        {
+          dir: join(dir, 'details'),
+          log: join(dir, 'launcher.log'),
+          converter: { python: gate.python, milesRoot: gate.milesRoot },
+          shape: { global_batch_size: TRAIN.global_batch_size },
+        },
+        new InMemoryReport(),
+      );
+    }, 300_000);
+
+    afterAll(async () => {
+      if (dir && !process.env.KEEP_DUMPS) await rm(dir, { recursive: true, force: true });
+      else console.info(`kept ${dir}`);
+    });
+
+    it('reads every step as the newer Miles wrote it and names profile 4d412b5a', async () => {
+      const { report } = checked;
+      expect(report.problems).toEqual([]);
+      expect(report.dump_format).toBe('miles-next-spans');
+      expect(checked.replay!.config.miles_profile).toMatchObject({
+        name: PROFILE.name,
+        commits: PROFILE.commits,
+      });
+      expect(report.steps.map((s) => s.step)).toEqual(run.outcomes.map((o) => o.step));
+      expect(report.steps.map((s) => s.samples)).toEqual(run.outcomes.map((o) => o.rows.length));
+      expect(report.shape).toMatchObject({ ...SHAPE, dp_size: TRAIN.dp_size });
+      // The newer trajectory rows name their sample; every one the writer wrote was read.
+      const first = parseJson(
+        (await readFile(join(dir, 'details/trajectory/0.jsonl'), 'utf8')).split('\n')[0]!,
+      );
+      expect(first).toHaveProperty('sample_occurrence', 0);
+      expect(report.steps.every((s) => s.trajectory_rows === s.samples)).toBe(true);
+    });
+
+    it("gives the replay's verdict for every check both can run", () => {
+      const mine = new Map(checked.replay!.checks.map((c) => [c.name, c]));
+      let compared = 0;
+      for (const theirs of run.report.checks) {
+        const ours = mine.get(theirs.name);
+        if (!ours) continue; // only_generated_tokens_trained and token_accounting need trees
+        compared += 1;
+        // exactly_once runs exact with trees and as a proxy without: its failures must agree.
+        if (theirs.name === 'exactly_once') expect(ours.counts.fail, theirs.name).toBe(theirs.counts.fail);
+        else {
+          expect(ours.verdict, theirs.name).toBe(theirs.verdict);
+          expect(ours.counts, theirs.name).toEqual(theirs.counts);
+        }
+      }
+      expect(checked.replay!.skipped_checks.map((s) => s.name).sort()).toEqual([
+        'only_generated_tokens_trained',
+        'token_accounting',
+      ]);
+      console.info(`[check-run next oracle] checks compared: ${compared} of ${run.report.checks.length}`);
+    });
+
+    it("recomputes the replay's GRPO values, the trainer rows hold them, and the accounting agrees", () => {
+      let values = 0;
+      const adv = (s: ReplayReport['steps'][number]) =>
+        s.groups.flatMap((g) => g.rollouts.flatMap((r) => r.samples.map((x) => x.advantage)));
+      run.report.steps.forEach((theirs, k) => {
+        const ours = checked.replay!.steps[k]!;
+        expect(adv(ours)).toHaveLength(adv(theirs).length);
+        adv(theirs).forEach((a, i) => {
+          values += 1;
+          if (a === null) expect(adv(ours)[i]).toBeNull();
+          else expect(adv(ours)[i]).toBeCloseTo(a, 12);
+        });
+        expect(ours.accounting.trained_tokens).toBe(theirs.accounting.trained_tokens);
+        expect(ours.train_schedule).toEqual(theirs.train_schedule);
+      });
+      const grpo = checked.report.checks.find((c) => c.name === 'grpo_matches_train_rows')!;
+      expect(grpo.verdict, grpo.summary).toBe('pass');
+      expect(checked.report.totals.grpo_values_compared).toBeGreaterThan(0);
+      console.info(
+        `[check-run next oracle] GRPO: ${values} advantages equal the replay's; ${checked.report.totals.grpo_values_compared} train-row values equal the recomputation`,
+      );
+    });
+
+    it("recomputes the replay's metrics, and they equal what the tree's log_rollout_data logged", () => {
+      let values = 0;
+      run.report.steps.forEach((theirs, k) => {
+        const ours = checked.replay!.steps[k]!.metrics as Record<string, number | undefined>;
+        for (const [name, value] of Object.entries(theirs.metrics)) {
+          if (value === undefined || TIMED.test(name)) continue;
+          values += 1;
+          expect(ours[name], `step ${theirs.step} ${name}`).toBeCloseTo(value, 9);
+        }
+      });
+      const logged = checked.report.checks.find((c) => c.name === 'logged_metrics_match_dump')!;
+      expect(logged.verdict, logged.summary).toBe('pass');
+      expect(checked.report.totals.metrics_compared).toBeGreaterThan(20);
+      console.info(
+        `[check-run next oracle] metrics: ${values} equal the replay's; ${checked.report.totals.metrics_compared} equal the logged values`,
+      );
+    });
+
+    it("finds the replay's lost branches below the last kept node, each with its conversation", () => {
+      const expected: string[] = [];
+      for (const outcome of run.outcomes)
+        for (const group of outcome.groups)
+          for (const rollout of group.rollouts) {
+            if (!rollout.tree) continue;
+            const kept = new Set(
+              rollout.samples.flatMap((s) => (s.metadata.leaf as { path_node_ids: number[] }).path_node_ids),
+            );
+            const last = [...kept].reduce((a, b) => Math.max(a, b), 0);
+            for (const node of rollout.tree.nodes)
+              if (!kept.has(node.id) && node.id < last)
+                expected.push(`${outcome.step}:${rollout.rollout_id ?? rollout.index}:${node.id}`);
+          }
+      const found = checked.report.steps.flatMap((s) =>
+        s.lost_branches.flatMap((b) => b.node_ids.map((id) => `${b.step}:${b.rollout}:${id}`)),
+      );
+      expect(found.sort()).toEqual(expected.sort());
+      const branches = checked.report.steps.flatMap((s) => s.lost_branches);
+      expect(branches.filter((b) => b.conversation).length).toBe(checked.report.totals.lost_branches);
+      console.info(
+        `[check-run next oracle] lost branches: ${found.length} nodes, as the replay's trees show them`,
+      );
+    });
+
+    it('imports every trajectory row the newer writer wrote as a session trace', async () => {
+      const traces = join(dir, 'traces');
+      const io = captureIo({}, { cwd: dir });
+      expect(await main(['trace', 'import', join(dir, 'details'), '--out', traces], io), io.err()).toBe(0);
+      const files = await readdir(traces);
+      expect(files).toHaveLength(checked.report.steps.reduce((n, s) => n + s.trajectory_rows, 0));
+    });
+  },
+);

@@ -136,3 +136,28 @@ def install_sample_adapter(sample_class):
             "train_data_conversion.py (31f1ca96) reads; None, the adapter-less branch every recipe sample takes",
         )
     )
+
+
+def install_adapter_ref(types_module):
+    """The newer normalised metrics.py imports `AdapterRef` from miles.utils.types only to annotate its
+    rollout keys; sii-avalanche/miles@4d412b5a's types.py predates it (as scripts/oracles/metrics_next_oracle.py)."""
+    if hasattr(types_module, "AdapterRef"):
+        return
+    types_module.AdapterRef = object
+    REPLACED.append(
+        (
+            "miles.utils.types.AdapterRef",
+            "this tree's types.py predates Multi-LoRA adapters; the metrics.py given only names it in annotations",
+        )
+    )
+
+
+def load_module_from(name, path):
+    """A Miles module from a file outside the tree (--metrics-py), under its own module name."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

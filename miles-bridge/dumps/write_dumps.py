@@ -88,6 +88,11 @@ def main(argv=None):
     parser.add_argument("--input", required=True)
     parser.add_argument("--details", required=True)
     parser.add_argument("--log", help="append log_rollout_data's `perf N: {...}` lines here")
+    parser.add_argument(
+        "--metrics-py",
+        help="with --log: log_rollout_data from this file instead of the tree's miles/ray/rollout/metrics.py "
+        "(the newer Miles' normalised metrics.py, docs/replay.md), loaded as miles.ray.rollout.metrics",
+    )
     try:
         options = parser.parse_args(argv)
     except SystemExit as exit_:
@@ -111,7 +116,12 @@ def main(argv=None):
         from miles.utils.train_dump_utils import save_debug_train_data_for_rank
         from miles.utils.types import Sample
 
-        if options.log:
+        if options.log and options.metrics_py:
+            import miles.utils.types as types_module
+
+            stand_ins.install_adapter_ref(types_module)
+            log_rollout_data = stand_ins.load_module_from("miles.ray.rollout.metrics", options.metrics_py).log_rollout_data
+        elif options.log:
             from miles.ray.rollout.metrics import log_rollout_data
     except ImportError as error:
         print(f"write_dumps: cannot import Miles from {options.miles_root}: {error}", file=sys.stderr)

@@ -14,7 +14,7 @@ import type { ReplayReport } from '../../replay/report/schema.ts';
 import type { CheckRunReport } from '../../replay/run-check/report-schema.ts';
 import { checkRunDumps } from '../../replay/run-check/run-check.ts';
 import { type ReplayRun, runReplay } from '../../replay/run-replay.ts';
-import { milesDumpInput, writeMilesDumps } from '../../replay/testing/miles-dumps.ts';
+import { messagesOf, milesDumpInput, writeMilesDumps } from '../../replay/testing/miles-dumps.ts';
 import { milesGate } from './gate.ts';
 
 // check-run on dumps the NEWER Miles' own writers wrote (issue 36 items 3 and 4): the replay's sessions go
@@ -270,6 +270,60 @@ describe.skipIf(unmet.length > 0 && !gate.required)(
         `[check-run next oracle] lost branches: ${found.length} nodes, as the replay's trees show them`,
       );
     });
+
+    it("attaches to each lost branch the conversation of the sample after it, from the writer's rows", () => {
+      // The replay's policy log is the independent source of each sample's conversation (merge.py's messages).
+      let attached = 0;
+      for (const step of checked.report.steps)
+        for (const branch of step.lost_branches) {
+          const outcome = run.outcomes.find((o) => o.step === branch.step)!;
+          const rollout = outcome.groups
+            .flatMap((g) => g.rollouts)
+            .find((r) => (r.rollout_id ?? r.index) === branch.rollout)!;
+          const sample = rollout.samples[branch.next_sample!]!;
+          expect(branch.conversation?.messages).toBe(messagesOf(rollout, sample)?.length);
+          attached += 1;
+        }
+      expect(attached).toBe(checked.report.totals.lost_branches);
+    });
+
+    it('joins rows by sample_occurrence where a sample has no messages (the newer writer leaves a gap)', async () => {
+      // The first sample of a compacted rollout of step 0 loses its conversation before the writer runs.
+      const input = milesDumpInput(run.outcomes, { ...TRAIN, ...SHAPE }) as {
+        steps: { groups: { metadata: Record<string, unknown>; index: number }[][][] }[];
+      };
+      const rollout = input.steps[0]!.groups.flat().find((r) => r.length > 1)!;
+      delete rollout[0]!.metadata.messages;
+      const gap = join(dir, 'gap');
+      await writeMilesDumps({
+        python: gate.python,
+        milesRoot: gate.milesRoot,
+        input,
+        workDir: dir,
+        details: gap,
+      });
+      const { report } = await checkRunDumps(
+        {
+          dir: gap,
+          converter: { python: gate.python, milesRoot: gate.milesRoot },
+          shape: { global_batch_size: 6 },
+        },
+        new InMemoryReport(),
+      );
+      expect(report.problems).toEqual([]);
+      expect(report.steps[0]!.trajectory_rows).toBe(report.steps[0]!.samples - 1);
+      // The imported traces carry the occurrence Miles wrote: the gap stays a gap.
+      const traces = join(dir, 'gap-traces');
+      const io = captureIo({}, { cwd: dir });
+      expect(await main(['trace', 'import', gap, '--out', traces], io), io.err()).toBe(0);
+      const index = rollout[0]!.index;
+      const names = (await readdir(traces))
+        .filter((f) => f.startsWith('0-') && f.includes(`-s${index}-`))
+        .sort();
+      expect(names.map((f) => Number(f.replace(/^.*-(\d+)\.json$/, '$1')))).toEqual(
+        rollout.slice(1).map((_, k) => k + 1),
+      );
+    }, 120_000);
 
     it('imports every trajectory row the newer writer wrote as a session trace', async () => {
       const traces = join(dir, 'traces');

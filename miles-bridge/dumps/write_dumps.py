@@ -27,7 +27,12 @@ A step where Miles raises (postprocess_rollout_data's "Not enough samples", a sp
 reported with its message and writes no train data. Exit codes: 0 done; 1 anything else raised; 2 usage;
 3 Miles or torch cannot be imported.
 
-Usage: write_dumps.py --miles-root PATH --input FILE --details DIR [--log FILE]
+The writers are the tree's: --miles-root a newer Miles tree (e.g. /work/miles-next, with
+sii-avalanche/miles@4d412b5a's debug_data.py and train_data_conversion.py, docs/conformance.md) writes
+the newer dumps (span-dict weight versions, sample_occurrence rows), run with a Python that has pydantic 2;
+--metrics-py FILE takes log_rollout_data from that file instead of the tree's metrics.py.
+
+Usage: write_dumps.py --miles-root PATH --input FILE --details DIR [--log FILE [--metrics-py FILE]]
 """
 
 import argparse

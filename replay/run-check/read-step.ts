@@ -36,6 +36,11 @@ const OMIT = [
   'rollout_log_probs',
   'rollout_routed_experts',
   'rollout_indexer_topk',
+  // The newer Sample's per-token fields (sii-avalanche/miles@4d412b5a miles/utils/types.py; None in the recipe).
+  'rollout_topk_token_ids',
+  'rollout_topk_log_probs',
+  'rollout_sampling_mask',
+  'opd_reverse_kl',
   'teacher_log_probs',
   'log_probs',
   'ref_log_probs',

@@ -155,6 +155,7 @@ describe.skipIf(unmet.length > 0 && !gate.required)(
       const { report } = checked;
       expect(report.problems).toEqual([]);
       expect(report.dump_format).toBe('miles-next-spans');
+      expect(report.miles_profile).toEqual({ name: PROFILE.name, commits: PROFILE.commits });
       expect(checked.replay!.config.miles_profile).toMatchObject({
         name: PROFILE.name,
         commits: PROFILE.commits,
@@ -238,6 +239,12 @@ describe.skipIf(unmet.length > 0 && !gate.required)(
         let values = 0;
         reference.report.steps.forEach((theirs, k) => {
           const ours = checked.replay!.steps[k]!.metrics as Record<string, number | undefined>;
+          // The same keys: the metrics as the profile's metrics.py logs them.
+          const keys = (m: Record<string, number | undefined>) =>
+            Object.keys(m)
+              .filter((n) => m[n] !== undefined)
+              .sort();
+          expect(keys(ours), label).toEqual(keys(theirs.metrics as Record<string, number | undefined>));
           for (const [name, value] of Object.entries(theirs.metrics)) {
             if (value === undefined || TIMED.test(name)) continue;
             values += 1;

@@ -91,6 +91,7 @@ describe.skipIf(!ready && !gate.required)('check-run against harness replay, on 
     expect(report.steps.map((s) => s.step)).toEqual(run.outcomes.map((o) => o.step));
     expect(report.steps.map((s) => s.samples)).toEqual(run.outcomes.map((o) => o.rows.length));
     expect(report.dump_format).toBe('miles-31f1ca96');
+    expect(report.miles_profile).toEqual({ name: PROFILE.name, commits: PROFILE.commits });
     expect(report.shape).toMatchObject({ ...SHAPE, dp_size: TRAIN.dp_size });
   });
 
@@ -145,6 +146,12 @@ describe.skipIf(!ready && !gate.required)('check-run against harness replay, on 
     let values = 0;
     run.report.steps.forEach((theirs, k) => {
       const ours = replay.steps[k]!.metrics as Record<string, number | undefined>;
+      // The same keys: the metrics as 31f1ca96's metrics.py logs them (the profile the dumps name).
+      const keys = (m: Record<string, number | undefined>) =>
+        Object.keys(m)
+          .filter((n) => m[n] !== undefined)
+          .sort();
+      expect(keys(ours)).toEqual(keys(theirs.metrics as Record<string, number | undefined>));
       for (const [name, value] of Object.entries(theirs.metrics)) {
         if (value === undefined || TIMED.test(name)) continue;
         values += 1;

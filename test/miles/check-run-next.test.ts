@@ -147,8 +147,7 @@ describe.skipIf(unmet.length > 0 && !gate.required)(
     }, 300_000);
 
     afterAll(async () => {
-      if (dir && !process.env.KEEP_DUMPS) await rm(dir, { recursive: true, force: true });
-      else console.info(`kept ${dir}`);
+      if (dir) await rm(dir, { recursive: true, force: true });
     });
 
     it('reads every step as the newer Miles wrote it and names profile 4d412b5a', async () => {
@@ -313,7 +312,7 @@ describe.skipIf(unmet.length > 0 && !gate.required)(
         {
           dir: gap,
           converter: { python: gate.python, milesRoot: gate.milesRoot },
-          shape: { global_batch_size: 6 },
+          shape: { global_batch_size: TRAIN.global_batch_size },
         },
         new InMemoryReport(),
       );

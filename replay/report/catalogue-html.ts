@@ -35,7 +35,7 @@ const CATALOGUE_STYLE = `
 .line{display:flex;align-items:baseline;gap:6px;margin:2px 0}.line .label{width:72px;font-size:12px;color:#55616b}
 .ids{display:flex;flex-wrap:wrap;gap:2px;font:12px/1.6 ui-monospace,monospace}
 .tok{border:1px solid #cfd8dc;border-radius:3px;padding:0 3px;white-space:pre;background:#fff}
-.tok.added{background:#e3f2fd;border-color:#64b5f6;font-weight:600}
+.tok.added{background:#e3f2fd;border-color:#64b5f6;font-weight:600}.tok.special{background:#bbdefb;border-color:#1565c0}
 .tok.fault{background:#ffcdd2;border-color:#c62828;box-shadow:0 0 0 1px #c62828}
 .ws{color:#90a4ae;font-weight:400}.caret{color:#c62828;font-weight:700}.more,.elided{color:#78909c;font-size:11px;padding:0 4px}
 .no-window{color:#55616b;font-style:italic}
@@ -191,7 +191,7 @@ export function renderCatalogueHtml(input: CataloguePageInput): string {
 <html lang="en"><head><meta charset="utf-8"><title>harness catalogue</title><style>${REPORT_STYLE}${CATALOGUE_STYLE}</style></head>
 <body>
 <h1>Field-failure catalogue</h1>
-<div class="meta">${input.rows.length} rows · played under ${escapeHtml(played.join(', '))} · ${escapeHtml(miles)} · ids: Qwen3, each decoded alone; <span class="ws">¶</span> newline, <span class="ws">·</span> space, <span class="ws">»</span> tab, <span class="ws">¤</span> carriage return; <span class="tok added">added token</span> <span class="tok fault">fault</span></div>
+<div class="meta">${input.rows.length} rows · played under ${escapeHtml(played.join(', '))} · ${escapeHtml(miles)} · ids: Qwen3, each decoded alone; <span class="ws">¶</span> newline, <span class="ws">·</span> space, <span class="ws">»</span> tab, <span class="ws">¤</span> carriage return; <span class="tok added">added token</span> <span class="tok added special">special token</span> <span class="tok fault">fault</span></div>
 ${input.rows.map((row, k) => rowSection(row, k, input)).join('\n')}
 </body></html>
 `;

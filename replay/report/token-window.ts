@@ -3,12 +3,14 @@ import { escapeHtml } from './html-tree.ts';
 /**
  * Ids shown as text on the catalogue page: a window of a sequence around a highlighted span, each id with
  * its own decode (`decode([id])`, specials kept; a byte of a multi-byte character reads U+FFFD), whitespace
- * made visible, added tokens (`<|im_end|>`, `<think>`, `<tool_call>`, …) marked.
+ * made visible, added tokens (`<think>`, `<tool_call>`, …) marked, the special ones (`<|im_end|>`, …) more.
  */
 
 export interface TokenDecoder {
   decode(ids: readonly number[]): string;
   isAddedToken(id: number): boolean;
+  /** The added tokens flagged `special` (`<|endoftext|>`, `<|im_start|>`, `<|im_end|>`, …). */
+  isSpecial(id: number): boolean;
 }
 
 /**
@@ -30,7 +32,7 @@ function visibleHtml(text: string): string {
 const CONTEXT = 8;
 const MAX_HIGHLIGHTED = 24;
 
-export interface WindowBounds {
+interface WindowBounds {
   readonly from: number;
   readonly to: number;
   /** Highlighted ids left out of a long span (its middle). */
@@ -38,7 +40,7 @@ export interface WindowBounds {
 }
 
 /** Which ids of a sequence of `length` the window shows around `[start, end)`. */
-export function windowBounds(length: number, start: number, end: number): WindowBounds {
+function windowBounds(length: number, start: number, end: number): WindowBounds {
   const from = Math.max(0, start - CONTEXT);
   const to = Math.min(length, Math.max(end, start) + CONTEXT);
   const long = end - start > MAX_HIGHLIGHTED;
@@ -47,7 +49,8 @@ export function windowBounds(length: number, start: number, end: number): Window
 }
 
 function tokenSpan(decoder: TokenDecoder, id: number, position: number, fault: boolean): string {
-  const classes = ['tok', decoder.isAddedToken(id) ? 'added' : '', fault ? 'fault' : ''].filter(Boolean);
+  const kind = decoder.isSpecial(id) ? 'added special' : decoder.isAddedToken(id) ? 'added' : '';
+  const classes = ['tok', kind, fault ? 'fault' : ''].filter(Boolean);
   return `<span class="${classes.join(' ')}" data-id="${id}" data-pos="${position}" title="id ${id} at ${position}">${visibleHtml(decoder.decode([id]))}</span>`;
 }
 

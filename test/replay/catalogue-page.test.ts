@@ -112,7 +112,7 @@ describe('the catalogue page', () => {
       }
   });
 
-  it("decodes every id as HF's Rust tokenizer does, whitespace visible, added tokens marked", async () => {
+  it("decodes every id as HF's Rust tokenizer does, whitespace visible, added and special tokens marked", async () => {
     const tokens = await page
       .locator('.tok[data-id]')
       .evaluateAll((els) => els.map((e) => [Number(e.getAttribute('data-id')), e.textContent, e.className]));
@@ -124,13 +124,18 @@ describe('the catalogue page', () => {
     );
     const expected = new Map(ids.map((id, k) => [id, visible(texts[k]!)]));
     const file = parseJson(await readFile(qwen3TokenizerPath(), 'utf8')) as {
-      added_tokens: Array<{ id: number }>;
+      added_tokens: Array<{ id: number; special: boolean }>;
     };
     const added = new Set(file.added_tokens.map((t) => t.id));
+    const special = new Set(file.added_tokens.filter((t) => t.special).map((t) => t.id));
     for (const [id, text, classes] of tokens) {
       expect(text, `id ${id}`).toBe(expected.get(id as number));
-      expect(String(classes).split(' ').includes('added'), `id ${id}`).toBe(added.has(id as number));
+      const marks = String(classes).split(' ');
+      expect(marks.includes('added'), `id ${id}`).toBe(added.has(id as number));
+      expect(marks.includes('special'), `id ${id}`).toBe(special.has(id as number));
     }
+    // Both kinds occur: <think> is added but not special, <|im_end|> both.
+    expect(tokens.some(([id]) => id === 151667) && tokens.some(([id]) => id === 151645)).toBe(true);
   });
 
   it('highlights the fault ids inside each window, <|endoftext|> where the render has <|im_end|>', async () => {

@@ -9,8 +9,9 @@ import { main } from '../../cli/main.ts';
 import { parseJson } from '../../common/python-json/loads.ts';
 import type { FaultScenario, HarnessRowVerdict } from '../../contracts/fault-scenario.ts';
 import { MILES_PROFILE_NAMES } from '../../contracts/miles-profile.ts';
-import { qwen3TokenizerPath } from '../../fakes/tokenizer/qwen3-tokenizer.ts';
+import { qwen3Tokenizer, qwen3TokenizerPath } from '../../fakes/tokenizer/qwen3-tokenizer.ts';
 import { CATALOGUE_DIR, catalogueFiles, readCatalogue } from '../../replay/faults/catalogue.ts';
+import { renderCatalogueHtml } from '../../replay/report/catalogue-html.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 
 /**
@@ -179,5 +180,49 @@ describe('the catalogue page', () => {
     const hrefs = await page.locator('a[href]').evaluateAll((els) => els.map((e) => e.getAttribute('href')));
     expect(hrefs.every((h) => h!.startsWith('https://github.com/'))).toBe(true);
     expect(await page.locator('link, img, iframe, [src]').count()).toBe(0);
+  });
+  it('shows a Miles verdict this run gave, and names what differs when the harness and Miles disagree', async () => {
+    // As a --miles-root run on a 31f1ca96 checkout gives it: Miles' verdict fresh under that profile only.
+    const row = rows.find((r) => r.scenario.id === 'endoftext-turn-end')!;
+    const recorded = row.scenario.recorded!;
+    const miles = recorded.miles['31f1ca96']!;
+    const harness = recorded.harness['31f1ca96']!;
+    const differing = {
+      ...miles,
+      turn_statuses: [
+        [200, 400],
+        [200, 200],
+      ],
+      fake_agrees: false,
+      differences: ['rollout 0: chat 1'],
+    };
+    const html = renderCatalogueHtml({
+      rows: [row, { ...row, scenario: { ...row.scenario, id: 'differing' } }],
+      results: [
+        { id: 'endoftext-turn-end', profile: '31f1ca96', harness, miles },
+        { id: 'differing', profile: '31f1ca96', harness, miles: differing },
+      ],
+      comparisons: [],
+      milesNotRun: null,
+      decoder: qwen3Tokenizer(),
+    });
+    const own = await browser!.newPage();
+    await own.setContent(html);
+    const cell = (id: string, profile: string, td: string) =>
+      own.locator(`section[data-row="${id}"] tr[data-profile="${profile}"] td.${td}`);
+    expect(await cell('endoftext-turn-end', '31f1ca96', 'miles').getAttribute('data-miles')).toBe('run');
+    expect(await cell('endoftext-turn-end', '31f1ca96', 'miles').textContent()).toContain('this run');
+    expect(await cell('endoftext-turn-end', '31f1ca96', 'agree').getAttribute('data-agree')).toBe('yes');
+    // The other profile was not played: the harness's recorded verdict, Miles' recorded one or why not.
+    expect(await cell('endoftext-turn-end', '4d412b5a', 'harness').textContent()).toContain('recorded');
+    const other = cell('endoftext-turn-end', '4d412b5a', 'miles');
+    if (recorded.miles['4d412b5a'] === undefined)
+      expect(await other.textContent()).toContain(
+        'not run: the checkout plays its own profile, not 4d412b5a',
+      );
+    else expect(await other.getAttribute('data-miles')).toBe('recorded');
+    const agree = cell('differing', '31f1ca96', 'agree');
+    expect(await agree.getAttribute('data-agree')).toBe('no');
+    expect(await agree.textContent()).toBe('no: fake answered differently: rollout 0: chat 1; turn statuses');
   });
 });

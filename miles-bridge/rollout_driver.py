@@ -154,8 +154,12 @@ def derive_fixed_template(args: Namespace, put) -> None:
     read from Miles' own registry (resolve_fixed_chat_template). The recipe passes neither flag."""
     from miles.utils.chat_template_utils import resolve_fixed_chat_template
 
+    # Miles' own refusals, word for word (unreachable with the recipe's argv, which passes neither flag).
     if args.chat_template_path is not None:
-        raise SystemExit(f"rollout_driver.py: --chat-template-path cannot override --tito-model={args.tito_model}")
+        raise ValueError(
+            f"--chat-template-path cannot override the template registered for "
+            f"--tito-model={args.tito_model}; use --tito-model=default for a custom template"
+        )
     path, kwargs = resolve_fixed_chat_template(args.tito_model)
     where = f"miles/utils/arguments.py miles_validate_args (--tito-model {args.tito_model}'s fixed template)"
     if path is not None:
@@ -163,7 +167,10 @@ def derive_fixed_template(args: Namespace, put) -> None:
     merged = dict(args.apply_chat_template_kwargs or {})
     for key, value in kwargs.items():
         if key in merged and merged[key] != value:
-            raise SystemExit(f"rollout_driver.py: --apply-chat-template-kwargs {key} conflicts with the family's")
+            raise ValueError(
+                f"--apply-chat-template-kwargs {key}={merged[key]!r} conflicts "
+                f"with the value registered for --tito-model={args.tito_model}: {value!r}"
+            )
         merged[key] = value
     put("apply_chat_template_kwargs", merged, where)
 

@@ -33,7 +33,7 @@ rollout ids and mask sums), and every metric both sides log.`,
       'session-server': valueFlag(
         'K',
         z.enum(['fake', 'miles'], { error: '--session-server must be fake or miles' }).default('fake'),
-        "fake: the harness's fake session server on both sides (its TITO glm47);\nmiles: Miles' own session server v2 on CPU on both sides (the toy's\ndefault TITO family) [default: fake]",
+        "fake: the harness's fake session server on both sides (TITO glm47; qwen3 on\nQwen3's ids); miles: Miles' own session server v2 on CPU on both sides (the\ntoy's default TITO family; Miles' qwen3 family on Qwen3's ids) [default: fake]",
       ),
       'session-server-root': valueFlag(
         'PATH',

@@ -27,6 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import qwen3_mode  # noqa: E402
 import standins  # noqa: E402
 
 # The recipe's rollout function and agent function live in this example directory (the recipe's PYTHONPATH).
@@ -51,24 +52,41 @@ def parse_args(argv):
     parser.add_argument("--request", help="the request JSON file (see harness differential)")
     parser.add_argument("--out", help="where to write the result JSON")
     parser.add_argument("--preflight", action="store_true", help="only check the checkout and the modules")
+    parser.add_argument(
+        "--tokenizer",
+        choices=["toy", "qwen3"],
+        default="toy",
+        help="with --preflight: also check what the qwen3 mode needs (the request names its own tokenizer)",
+    )
+    parser.add_argument("--tokenizer-dir", help="with --preflight --tokenizer qwen3: the tokenizer directory")
     return parser.parse_args(argv)
 
 
-def check_preconditions(miles_root: Path) -> None:
+def check_preconditions(miles_root: Path, tokenizer: str = "toy", tokenizer_dir=None) -> None:
     for module in ROLLOUT_MODULES:
         if not (miles_root / module).is_file():
             standins.precondition(f"--miles-root {miles_root}: no {module} (not a radixark/miles checkout)")
     missing = standins.missing_debian_modules() + [
         (name, package) for name, package in ROLLOUT_DEBIAN_MODULES if not standins.importable(name)
     ]
+    if tokenizer == "qwen3":
+        missing += [(n, p) for n, p in qwen3_mode.QWEN3_DEBIAN_MODULES if not standins.importable(n)]
     if missing:
         standins.precondition(
             "Python modules cannot be imported: "
             + ", ".join(f"{name} (Debian package {package})" for name, package in missing)
         )
+    if tokenizer == "qwen3":
+        wrong = qwen3_mode.check_tokenizer_dir(Path(tokenizer_dir or qwen3_mode.default_tokenizer_dir()))
+        if wrong:
+            standins.precondition(f"--tokenizer qwen3: {wrong}")
 
 
 # --- Miles' args ----------------------------------------------------------------------------------
+
+
+# The `type`s of the surface's value flags that turn a string default into something else.
+DEFAULT_CONVERTERS = {"int": int, "float": float, "json.loads": json.loads}
 
 
 def miles_namespace(surface_path: str, overlays: list, argv: list) -> Namespace:
@@ -82,6 +100,10 @@ def miles_namespace(surface_path: str, overlays: list, argv: list) -> Namespace:
         # A default the surface keeps only as source text (an env read, an enum member) names none of the
         # flags the rollout path reads; it stays None.
         values.setdefault(record["dest"], record["default"] if record["default_is_literal"] else None)
+        # argparse passes a string default through the argument's type when the flag is not given
+        # (--apply-chat-template-kwargs: type=json.loads, default="{}" is {} in Miles' args).
+        if record["type"] in DEFAULT_CONVERTERS and isinstance(values[record["dest"]], str):
+            values[record["dest"]] = DEFAULT_CONVERTERS[record["type"]](values[record["dest"]])
     parser = argparse_oracle.build_parser(records)
     parser.exit_on_error = False
     namespace, extras = parser.parse_known_args(argv)
@@ -122,6 +144,35 @@ def derive(args: Namespace, request: dict, derived: list) -> None:
         )
     # The recipe writes details and tokenizer dumps under its output dir; nothing is dumped here.
     put("dump_details", None, "the recipe's output directory is not on this machine (nothing is dumped)")
+    if request.get("tokenizer") == "qwen3":
+        derive_fixed_template(args, put)
+
+
+def derive_fixed_template(args: Namespace, put) -> None:
+    """`miles_validate_args` for a named TITO family (radixark/miles@31f1ca96 miles/utils/arguments.py): the
+    family's fixed template becomes --chat-template-path and its kwargs join --apply-chat-template-kwargs,
+    read from Miles' own registry (resolve_fixed_chat_template). The recipe passes neither flag."""
+    from miles.utils.chat_template_utils import resolve_fixed_chat_template
+
+    # Miles' own refusals, word for word (unreachable with the recipe's argv, which passes neither flag).
+    if args.chat_template_path is not None:
+        raise ValueError(
+            f"--chat-template-path cannot override the template registered for "
+            f"--tito-model={args.tito_model}; use --tito-model=default for a custom template"
+        )
+    path, kwargs = resolve_fixed_chat_template(args.tito_model)
+    where = f"miles/utils/arguments.py miles_validate_args (--tito-model {args.tito_model}'s fixed template)"
+    if path is not None:
+        put("chat_template_path", path, where)
+    merged = dict(args.apply_chat_template_kwargs or {})
+    for key, value in kwargs.items():
+        if key in merged and merged[key] != value:
+            raise ValueError(
+                f"--apply-chat-template-kwargs {key}={merged[key]!r} conflicts "
+                f"with the value registered for --tito-model={args.tito_model}: {value!r}"
+            )
+        merged[key] = value
+    put("apply_chat_template_kwargs", merged, where)
 
 
 # --- Stand-ins the rollout path needs beyond the session server's ---------------------------------
@@ -267,7 +318,11 @@ def install_rollout_standins(replaced: "standins.Replacements", chat_request_fie
             "not in Debian; only __version__ is read (get_worker_urls: >0.2.1 lists GET /workers), "
             "given as requirements.txt's floor 0.2.3",
         )
-    if not standins.importable("sglang.srt.entrypoints.openai.protocol"):
+    protocol_name = "sglang.srt.entrypoints.openai.protocol"
+    if not standins.importable(protocol_name) or "__file__" not in vars(sys.modules[protocol_name]):
+        # The qwen3 mode's stand-in protocol module (its Tool and Function models) is kept in the new one.
+        previous = vars(sys.modules[protocol_name]) if protocol_name in sys.modules else {}
+        kept = {key: previous[key] for key in ("Tool", "Function") if key in previous}
         for name in [n for n in sys.modules if n == "sglang" or n.startswith("sglang.")]:
             sys.modules.pop(name)
 
@@ -281,6 +336,8 @@ def install_rollout_standins(replaced: "standins.Replacements", chat_request_fie
         import sglang.srt.entrypoints.openai.protocol as protocol
 
         protocol.ChatCompletionRequest = ChatCompletionRequest
+        for key, value in kept.items():
+            setattr(protocol, key, value)
         import sglang.srt.debug_utils.dumper as dumper
 
         class DumperConfig:
@@ -463,7 +520,7 @@ def run_steps(args: Namespace, request: dict, capture: TrackingCapture, data_sou
 def main(argv) -> int:
     options = parse_args(argv)
     miles_root = Path(options.miles_root).resolve()
-    check_preconditions(miles_root)
+    check_preconditions(miles_root, options.tokenizer, options.tokenizer_dir)
     if options.preflight:
         print("ok", flush=True)
         return 0
@@ -471,6 +528,8 @@ def main(argv) -> int:
         print("rollout_driver.py: --request and --out are required", file=sys.stderr)
         return 2
     request = json.loads(Path(options.request).read_text(encoding="utf-8"))
+    tokenizer = request.get("tokenizer", "toy")
+    check_preconditions(miles_root, tokenizer, request.get("tokenizer_dir"))
 
     for key, value in request["env"].items():
         os.environ[key] = value
@@ -478,7 +537,12 @@ def main(argv) -> int:
     sys.path.insert(0, str(miles_root / EXAMPLE_DIR))
 
     replaced = standins.install_dependency_standins(miles_root)
-    standins.install_toy_tokenizer(miles_root, request.get("vocabulary", []), replaced)
+    if tokenizer == "qwen3":
+        # Miles' load_tokenizer over args.hf_checkpoint (the argv names the tokenizer directory) gives the
+        # HF-equal tokenizer; Miles' own chat_template_utils (its qwen3 family and template) is imported.
+        qwen3_mode.install_qwen3_tokenizer(miles_root, Path(request["tokenizer_dir"]), replaced)
+    else:
+        standins.install_toy_tokenizer(miles_root, request.get("vocabulary", []), replaced)
     install_rollout_standins(replaced, request["chat_request_fields"])
     data_source_cls = install_index_stamp(replaced, int(request["refill_guard_groups"]))
     capture = TrackingCapture()

@@ -17,6 +17,13 @@ describe('harness differential (usage and preconditions)', () => {
     expect(io.err()).toContain('--session-server must be fake or miles');
   });
 
+  it('is a usage error (exit 2) naming the known tokenizers for one it does not know', async () => {
+    const io = captureIo({});
+    expect(await main(['differential', '--miles-root', '/x', '--tokenizer', 'bogus'], io)).toBe(2);
+    expect(io.err()).toContain('--tokenizer must be toy or qwen3');
+    expect(io.out()).toBe('');
+  });
+
   it('exits 3 naming the missing path for a directory that is not a Miles checkout, before starting anything', async () => {
     const io = captureIo({});
     expect(await main(['differential', '--miles-root', '/nonexistent/miles'], io)).toBe(3);

@@ -7,12 +7,14 @@ import { EXIT } from '../../common/exit-codes.ts';
 import { checkOutputFile } from '../../common/output-path.ts';
 import { DEFAULT_MILES_PROFILE } from '../../contracts/miles-profile.ts';
 import { checkoutMilesProfileFlag } from '../../contracts/miles-profile-flag.ts';
+import { QWEN3_TOOL_CALL_RATE } from '../../fakes/harbor/generator/params.ts';
 import { resolveRecipeConfig } from '../../recipe/builder.ts';
 import { recipeInputFromValues } from '../../recipe/options.ts';
 import { type DifferentialReport, runDifferential } from '../../replay/differential/run-differential.ts';
 import type { CliCommand, CliIo } from '../io.ts';
 import { milesCheckoutFlags, milesRootOf } from './miles-checkout-flags.ts';
 import { refuseEpisodesWithPool, replayInputFlags, replayInputOptions } from './replay-input-flags.ts';
+import { tokenizerFlag } from './serve/options.ts';
 
 function differentialSpec(defaults: { batch: number; n: number }) {
   return {
@@ -31,7 +33,7 @@ rollout ids and mask sums), and every metric both sides log.`,
       'session-server': valueFlag(
         'K',
         z.enum(['fake', 'miles'], { error: '--session-server must be fake or miles' }).default('fake'),
-        "fake: the harness's fake session server on both sides (its TITO glm47);\nmiles: Miles' own session server v2 on CPU on both sides (the toy's\ndefault TITO family) [default: fake]",
+        "fake: the harness's fake session server on both sides (TITO glm47; qwen3 on\nQwen3's ids); miles: Miles' own session server v2 on CPU on both sides (the\ntoy's default TITO family; Miles' qwen3 family on Qwen3's ids) [default: fake]",
       ),
       'session-server-root': valueFlag(
         'PATH',
@@ -44,6 +46,9 @@ rollout ids and mask sums), and every metric both sides log.`,
         'the Python for --session-server-root (a newer Miles needs pydantic 2) [default: --python]',
       ),
       ...replayInputFlags(defaults),
+      tokenizer: tokenizerFlag(
+        "toy: word ids [default];\nqwen3: Qwen3's real ids on both sides: the fakes' qwen3 family, and Miles' rollout\nside with --tito-model qwen3 over the HF-equal tokenizer (Miles' session server\non its qwen3 family); generated episodes carry thinking and tool calls",
+      ),
       'miles-profile': checkoutMilesProfileFlag(
         `which Miles the fakes answer as; with --session-server miles it must agree with\nthe checkout (default: the checkout's; with the fake: ${DEFAULT_MILES_PROFILE.name})`,
       ),
@@ -51,7 +56,8 @@ rollout ids and mask sums), and every metric both sides log.`,
       'json-file': valueFlag('FILE', z.string().min(1).optional(), 'write the report as JSON to FILE'),
     },
     footer: `Exit status: 0 the two sides agree, 1 differences (each named: step, sample, field, both values), 2 usage,
-3 unmet precondition (no checkout, a Python module: its Debian package). Docs: docs/differential.md`,
+3 unmet precondition (no checkout, a Python module: its Debian package; with --tokenizer qwen3 also
+python3-regex, python3-jinja2 and the tokenizer file). Docs: docs/differential.md`,
   } as const;
 }
 
@@ -83,8 +89,8 @@ function renderText(report: DifferentialReport): string {
       .map((s) => s.toFixed(1))
       .join(', ')})`,
     report.differences.length === 0
-      ? `agree: ${report.matched_samples} samples matched, ${m.compared.length} metrics compared (session server: ${report.session_server})`
-      : `${report.differences.length} difference(s); ${report.matched_samples} samples matched (session server: ${report.session_server})`,
+      ? `agree: ${report.matched_samples} samples matched, ${m.compared.length} metrics compared (session server: ${report.session_server}, tokenizer: ${report.tokenizer})`
+      : `${report.differences.length} difference(s); ${report.matched_samples} samples matched (session server: ${report.session_server}, tokenizer: ${report.tokenizer})`,
   );
   return `${lines.join('\n')}\n`;
 }
@@ -122,8 +128,15 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     report = await runDifferential({
       milesRoot: resolve(io.cwd, milesRoot),
       python: flags.python,
-      ...replayInputOptions(flags, recipe, io.cwd),
+      // As `harness replay --tokenizer qwen3`: generated episodes carry tool calls on real ids.
+      ...replayInputOptions(
+        flags,
+        recipe,
+        io.cwd,
+        flags.tokenizer === 'qwen3' ? { tool_call_rate: QWEN3_TOOL_CALL_RATE } : undefined,
+      ),
       sessionServer: flags.session_server,
+      tokenizer: flags.tokenizer,
       ...(flags.miles_profile === undefined ? {} : { milesProfile: flags.miles_profile.name }),
       ...(flags.session_server_root === undefined
         ? {}

@@ -16,6 +16,24 @@ export interface DifferentialShape {
   readonly nSamplesPerPrompt: number;
   /** `--rollout-seed`: Miles' Dataset shuffle seed, the harness's `--seed`. */
   readonly seed: number;
+  /** `qwen3`: Qwen3's tokenizer directory, whose model family the recipe's argv is switched to. */
+  readonly qwen3TokenizerDir?: string;
+}
+
+/**
+ * The recipe is GLM-4.7's; it has no Qwen3 spelling. On Qwen3's ids the flags that name the model family
+ * are written over: the checkpoint Miles loads its tokenizer from, `--tito-model qwen3`, and the sglang
+ * parsers Miles binds to that family (radixark/miles@31f1ca96 miles/utils/chat_template_utils/
+ * tito_tokenizer.py `Qwen3TITOTokenizer`: reasoning_parser "qwen3", tool_call_parser "qwen25";
+ * `resolve_reasoning_and_tool_call_parser` refuses other values beside the family).
+ */
+function qwen3Family(tokenizerDir: string): readonly (readonly [string, string])[] {
+  return [
+    ['--hf-checkpoint', tokenizerDir],
+    ['--tito-model', 'qwen3'],
+    ['--sglang-reasoning-parser', 'qwen3'],
+    ['--sglang-tool-call-parser', 'qwen25'],
+  ];
 }
 
 export interface MilesRolloutArgs {
@@ -52,6 +70,8 @@ export function milesRolloutArgs(shape: DifferentialShape, harborUrl: string): M
   const argv = [...built.argv];
   const set: string[] = [];
   withValue(argv, '--rollout-seed', String(shape.seed), set);
+  if (shape.qwen3TokenizerDir !== undefined)
+    for (const [flag, value] of qwen3Family(shape.qwen3TokenizerDir)) withValue(argv, flag, value, set);
   // The recipe's PYTHONPATH names the example directory inside its image; the driver uses the checkout's.
   const { PYTHONPATH: _imagePath, ...env } = built.env;
   return { config, argv, env: { ...env, AGENT_SERVER_URL: harborUrl }, set };

@@ -38,6 +38,8 @@ export interface MilesRolloutRequest {
   readonly chatRequestFields: readonly string[];
   /** Miles' loop draws prompts until enough groups pass, without bound; the driver stops a step past this. */
   readonly refillGuardGroups: number;
+  /** With Qwen3's ids: the directory of its tokenizer.json, which Miles' `load_tokenizer` reads (qwen3_mode.py). */
+  readonly qwen3TokenizerDir?: string;
 }
 
 export interface MilesRolloutResult {
@@ -66,10 +68,19 @@ export function checkMilesRolloutRoot(milesRoot: string): void {
     );
 }
 
-/** The driver's own `--preflight`: the checkout and every Python module, each missing one with its Debian package. */
-export async function preflightMilesRollout(milesRoot: string, python: string): Promise<void> {
+/**
+ * The driver's own `--preflight`: the checkout and every Python module, each missing one with its Debian
+ * package; with `qwen3TokenizerDir` also what the qwen3 mode needs (python3-regex, python3-jinja2, the file).
+ */
+export async function preflightMilesRollout(
+  milesRoot: string,
+  python: string,
+  qwen3TokenizerDir?: string,
+): Promise<void> {
   checkMilesRolloutRoot(milesRoot);
-  const check = await execa(python, [ROLLOUT_DRIVER, '--miles-root', milesRoot, '--preflight'], {
+  const qwen3 =
+    qwen3TokenizerDir === undefined ? [] : ['--tokenizer', 'qwen3', '--tokenizer-dir', qwen3TokenizerDir];
+  const check = await execa(python, [ROLLOUT_DRIVER, '--miles-root', milesRoot, '--preflight', ...qwen3], {
     reject: false,
     stdin: 'ignore',
   });
@@ -105,6 +116,9 @@ export async function runMilesRollout(
         rollout_ids: request.rolloutIds,
         chat_request_fields: request.chatRequestFields,
         refill_guard_groups: request.refillGuardGroups,
+        ...(request.qwen3TokenizerDir === undefined
+          ? {}
+          : { tokenizer: 'qwen3', tokenizer_dir: request.qwen3TokenizerDir }),
       }),
     );
     // execa's `cleanup` (the default) kills the child if this process exits first; the signal stops it on Ctrl-C.

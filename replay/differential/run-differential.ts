@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { dirname } from 'node:path';
 import { HarnessError } from '../../common/errors.ts';
 import {
   DEFAULT_MILES_PROFILE,
@@ -6,8 +7,10 @@ import {
   type MilesProfile,
   milesProfileNamed,
 } from '../../contracts/miles-profile.ts';
+import type { GeneratorParamsInput } from '../../fakes/harbor/generator/params.ts';
 import { DEFAULT_AGENT_TIMEOUT_S } from '../../fakes/harbor/harbor-options.ts';
-import type { TitoModel } from '../../fakes/tokenizer/tito.ts';
+import { qwen3TokenizerPath } from '../../fakes/tokenizer/qwen3-tokenizer.ts';
+import type { TitoModel, TokenizerName } from '../../fakes/tokenizer/tito.ts';
 import { profileForCheckout, readMilesCapabilities } from '../conformance/miles-capabilities.ts';
 import { checkMilesRoot, startMilesServer } from '../conformance/miles-server.ts';
 import type { ProgressSink } from '../driver/progress.ts';
@@ -36,13 +39,18 @@ export interface DifferentialOptions {
   readonly python: string;
   readonly prompts: string;
   readonly episodes: readonly string[];
-  readonly generated?: { readonly seed: number };
+  readonly generated?: { readonly seed: number; readonly params?: GeneratorParamsInput };
   readonly rolloutBatchSize: number;
   readonly nSamplesPerPrompt: number;
   readonly steps: number;
   readonly seed: number;
   readonly concurrency: number;
   readonly sessionServer: SessionServerKind;
+  /**
+   * `qwen3`: both sides on Qwen3's real ids (the fakes' qwen3 family; Miles' rollout side loads the HF-equal
+   * tokenizer with `--tito-model qwen3`, Miles' session server runs its qwen3 family). Default `toy`.
+   */
+  readonly tokenizer?: TokenizerName;
   /**
    * With `sessionServer: 'miles'`: the checkout (and its Python) whose session server runs, when it is not
    * `milesRoot`: a newer session server whose rollout side cannot be assembled in one tree
@@ -70,6 +78,7 @@ export const KNOWN_DIFFERENCES = [
 export interface DifferentialReport {
   readonly miles_root: string;
   readonly session_server: SessionServerKind;
+  readonly tokenizer: TokenizerName;
   /** With `--session-server miles`: the checkout it ran from, and the profile its capabilities make it. */
   readonly session_server_root: string | null;
   /** The Miles profile the run held under (the fakes' switches; with Miles' server, its checkout's). */
@@ -96,8 +105,12 @@ export interface DifferentialReport {
   };
 }
 
-/** The TITO family both sides' servers use: the recipe's glm47 with the fake; the toy's default with Miles'. */
-function titoModelFor(kind: SessionServerKind): TitoModel {
+/**
+ * The TITO family both sides' servers use: on toy ids the recipe's glm47 with the fake, the toy's default
+ * with Miles'; on Qwen3's ids the qwen3 family with either.
+ */
+function titoModelFor(kind: SessionServerKind, tokenizer: TokenizerName): TitoModel {
+  if (tokenizer === 'qwen3') return 'qwen3';
   return kind === 'miles' ? 'default' : 'glm47';
 }
 
@@ -122,18 +135,21 @@ async function runProfile(options: DifferentialOptions, root: string, python: st
 }
 
 export async function runDifferential(options: DifferentialOptions): Promise<DifferentialReport> {
-  await preflightMilesRollout(options.milesRoot, options.python);
+  const tokenizer = options.tokenizer ?? 'toy';
+  const qwen3TokenizerDir = tokenizer === 'qwen3' ? dirname(qwen3TokenizerPath()) : undefined;
+  await preflightMilesRollout(options.milesRoot, options.python, qwen3TokenizerDir);
   const serverRoot = options.sessionServerRoot ?? options.milesRoot;
   const serverPython = options.sessionServerPython ?? options.python;
   const profile = await runProfile(options, serverRoot, serverPython);
   const prompts = await loadPrompts(options.prompts);
   const episodes = await episodesFor(options, prompts);
-  const titoModel = titoModelFor(options.sessionServer);
+  const titoModel = titoModelFor(options.sessionServer, tokenizer);
   const shape = {
     prompts: options.prompts,
     rolloutBatchSize: options.rolloutBatchSize,
     nSamplesPerPrompt: options.nSamplesPerPrompt,
     seed: options.seed,
+    ...(qwen3TokenizerDir === undefined ? {} : { qwen3TokenizerDir }),
   };
   const sessionServerReplacements: string[] = [];
   const sessionServer =
@@ -145,6 +161,7 @@ export async function runDifferential(options: DifferentialOptions): Promise<Dif
             python: serverPython,
             backendUrl,
             vocabularyTraces: [],
+            tokenizer,
             instanceId,
           });
           // Both sides start the same launcher: keep the last one's lines.
@@ -190,6 +207,7 @@ export async function runDifferential(options: DifferentialOptions): Promise<Dif
         rolloutIds: Array.from({ length: options.steps }, (_, i) => i),
         chatRequestFields: Object.keys(recipeSamplingParams(milesArgs.config.rollout_max_response_len)),
         refillGuardGroups: options.rolloutBatchSize * MAX_GROUPS_PER_BATCH_FACTOR,
+        ...(qwen3TokenizerDir === undefined ? {} : { qwen3TokenizerDir }),
       },
       options.signal,
     );
@@ -236,6 +254,7 @@ export async function runDifferential(options: DifferentialOptions): Promise<Dif
   return {
     miles_root: options.milesRoot,
     session_server: options.sessionServer,
+    tokenizer,
     session_server_root: options.sessionServer === 'miles' ? serverRoot : null,
     miles_profile: { name: profile.name, commits: profile.commits },
     seed: options.seed,

@@ -27,7 +27,7 @@ export interface MilesNeeds {
   readonly sessionServer?: boolean;
   readonly rollout?: boolean;
   readonly torch?: boolean;
-  /** The launcher's `--tokenizer qwen3` (python3-regex, python3-jinja2, the npm tokenizer file). */
+  /** The launcher's (and with `rollout`, the rollout driver's) `--tokenizer qwen3` (python3-regex, python3-jinja2, the npm tokenizer file). */
   readonly qwen3?: boolean;
 }
 
@@ -56,10 +56,12 @@ export async function milesGate(
   }
   if (unmet.length === 0 && needs.rollout === true) {
     // The rollout driver's own check: the recipe's example directory and the Debian package of each missing module.
-    const check = await execa(python, [ROLLOUT_DRIVER, '--miles-root', milesRoot, '--preflight'], {
-      reject: false,
-      stdin: 'ignore',
-    });
+    const tokenizer = needs.qwen3 === true ? ['--tokenizer', 'qwen3'] : [];
+    const check = await execa(
+      python,
+      [ROLLOUT_DRIVER, '--miles-root', milesRoot, '--preflight', ...tokenizer],
+      { reject: false, stdin: 'ignore' },
+    );
     if (check.exitCode !== 0) {
       const reason =
         `${check.stderr}`.trim().split('\n').at(-1) || `${python}: ${check.shortMessage ?? 'cannot run'}`;

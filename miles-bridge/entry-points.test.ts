@@ -22,6 +22,7 @@ describe('miles-bridge entry points', () => {
       'safetensors_format.py',
       'capabilities.py',
       'newer_session.py',
+      'dump_frames.py', // convert_dumps.py's answer framing
     ]);
     const loose = readdirSync(ROOM).filter(
       (f) => f.endsWith('.py') && !entryNames.has(f) && !imported.has(f),

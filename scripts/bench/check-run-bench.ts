@@ -193,7 +193,7 @@ function result(
     wall_s: m.wall,
     step_wall_s: {
       median: m.stepGaps.length ? round(median(m.stepGaps)) : null,
-      max: m.stepGaps.length ? round(Math.max(...m.stepGaps)) : null,
+      max: m.stepGaps.length ? round(m.stepGaps.reduce((a, b) => Math.max(a, b))) : null,
     },
     cpu_s: round(m.cpu),
     cpu_s_per_step: round(m.cpu / Math.max(1, steps), 3),

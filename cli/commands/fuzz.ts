@@ -87,6 +87,7 @@ function jsonOf(result: FuzzResult, profile: MilesProfile) {
     cases: result.cases,
     episodes: result.episodes,
     faults: result.faults,
+    findings: result.findings,
     accounting: result.accounting,
     accounting_identity_holds: identityHolds(result.accounting),
   };
@@ -95,6 +96,12 @@ function jsonOf(result: FuzzResult, profile: MilesProfile) {
 /** `kind ×N, …` in the catalogue's order, or `none`. */
 function censusText(census: FaultCensus): string {
   const parts = FaultKindSchema.options.flatMap((k) => (census[k] ? [`${k} ×${census[k]}`] : []));
+  return parts.length === 0 ? 'none' : parts.join(', ');
+}
+
+/** `check ×N, …`, or `none`. */
+function findingsText(findings: Readonly<Record<string, number>>): string {
+  const parts = Object.entries(findings).map(([check, n]) => `${check} ×${n}`);
   return parts.length === 0 ? 'none' : parts.join(', ');
 }
 
@@ -144,6 +151,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   people.write(
     `fuzz: ${plural(result.cases, 'case')} (shard ${index}/${count} of ${result.runs}, seed ${result.seed}) in ${seconds} s, ${milesProfileLine(flags.miles_profile)}\n` +
       `episodes: ${result.episodes}; faults mixed: ${censusText(result.faults)}\n` +
+      `findings (cases): ${findingsText(result.findings)}\n` +
       `tokens: ${a.completion_tokens} completion = ${a.trained_tokens} trained + ${a.masked_shared_tokens} masked shared + ${lostTotal(a)} lost (${identityHolds(a) ? 'identity holds' : 'IDENTITY BROKEN'})\n`,
   );
   for (const f of result.failures)

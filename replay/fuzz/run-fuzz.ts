@@ -74,6 +74,8 @@ export interface FuzzResult {
   readonly episodes: number;
   /** Catalogue faults the cases' episodes carried, per kind (shrinking not counted). */
   readonly faults: FaultCensus;
+  /** Per check, the cases where it found something (Miles' own behaviour: reported, not a failure). */
+  readonly findings: Readonly<Record<string, number>>;
 }
 
 /** This shard's share of the campaign: runs r with r mod K = I. */
@@ -126,6 +128,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   let cases = 0;
   let episodes = 0;
   const faults: FaultCensus = {};
+  const findings: Record<string, number> = {};
   let shrinking = false;
   try {
     const property = fc.asyncProperty(fuzzBatchArbitrary, async (batch) => {
@@ -137,6 +140,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
           cases += 1;
           episodes += batch.groupSeeds.length * batch.samples;
           addCensus(faults, materialized.faults);
+          for (const check of report?.checks ?? [])
+            if (check.verdict === 'finding') findings[check.name] = (findings[check.name] ?? 0) + 1;
           for (const step of report?.steps ?? []) addAccounting(accounting, step.accounting);
           options.onProgress?.(cases, total);
         }
@@ -167,7 +172,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       });
     }
     const { runs, seed, shard } = options;
-    return { runs, seed, shard, cases, failures, accounting, episodes, faults };
+    return { runs, seed, shard, cases, failures, accounting, episodes, faults, findings };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

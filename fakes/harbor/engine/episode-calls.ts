@@ -134,10 +134,10 @@ export class EpisodeCalls {
     let forcedErrorsLeft = spec.error ? (spec.error.attempts ?? Number.POSITIVE_INFINITY) : 0;
     for (let attempt = 1; ; attempt += 1) {
       this.checkAborted();
-      const directive: PolicyDirective =
-        abortsLeft > 0 && !(attempt === 1 && spec.context_error === true)
-          ? abortedDirective(base)
-          : { ...base };
+      // The engine aborts one attempt, whatever the session answers for it (200 abort, or 503 under 4d412b5a).
+      const aborting = abortsLeft > 0 && !(attempt === 1 && spec.context_error === true);
+      if (aborting) abortsLeft -= 1;
+      const directive: PolicyDirective = aborting ? abortedDirective(base) : { ...base };
       if (attempt === 1 && spec.context_error === true) directive.error = { ...FORCED_CONTEXT_ERROR };
       else if (spec.error && forcedErrorsLeft > 0) {
         directive.error = { status: spec.error.status, message: spec.error.message };
@@ -172,9 +172,8 @@ export class EpisodeCalls {
         throw error;
       }
       const ms = performance.now() - started;
-      if (abortsLeft > 0 && reply.finishReason === 'abort') {
+      if (aborting && reply.finishReason === 'abort') {
         // The agent retries a turn the engine aborted (radixark/miles#3337's client); nothing is kept of it.
-        abortsLeft -= 1;
         this.record({ ...event, outcome: 'discarded', status: 200, finishReason: reply.finishReason, ms });
         if (attempt >= maxAttempts)
           throw new ChatCallError('bad_response', `${kind} reply aborted`, { status: 200 });

@@ -250,6 +250,37 @@ describe.each([
   });
 });
 
+describe('fault knob upstream_abort under a session that answers the abort 503', () => {
+  // Miles profile 4d412b5a: the session server answers a 200 `abort` 503 and commits nothing
+  // (fakes/session/responses.ts); the agent's retry must then be an ordinary attempt, once.
+  it('retries the aborted attempt once and completes the episode', async () => {
+    const params = GeneratorParamsSchema.parse({ ...QUIET, faults: { upstream_abort: 1 } });
+    const script = EpisodeScriptSchema.parse(generateTask(7, 'fault-knob-task', params).script);
+    const policy = directivePolicy({ baseUrl: BASE });
+    server.use(policy.handler);
+    const as503: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      const text = await response.clone().text();
+      return text.includes('"finish_reason":"abort"')
+        ? new Response('{"error": "aborted"}', { status: 503 })
+        : response;
+    };
+    const events: CallEvent[] = [];
+    const result = await playEpisode({
+      episode: resolveEpisode(script, script.instance_id, 0),
+      baseUrl: BASE,
+      samplingParams: { max_tokens: RESPONSE_LIMIT },
+      fetchImpl: as503,
+      onCall: (e) => events.push(e),
+    });
+    expect(result.end).toBe('completed');
+    const perTurn = new Map<number, string[]>();
+    for (const e of events.filter((e) => e.kind === 'main'))
+      perTurn.set(e.turn, [...(perTurn.get(e.turn) ?? []), `${e.outcome}${e.status ?? ''}`]);
+    expect([...perTurn.values()].every((outcomes) => outcomes.join(',') === 'error503,ok200')).toBe(true);
+  });
+});
+
 describe('fault knob uneven_group', () => {
   it("compacts the group's first rollout and no other at rate 1, none at rate 0", async () => {
     const compacted = (p: Played) => p.events.some((e) => e.kind === 'summary' && e.outcome === 'ok');

@@ -30,6 +30,10 @@ class Capabilities:
     needs_pydantic2: bool
     # `sessions.py` imports sglang at module level (`ChatCompletionResponse`, `detect_inline_system_support`).
     sessions_import_sglang: bool
+    # The Qwen3 TITO family (`class Qwen3TITOTokenizer`, what `--tito-model qwen3` resolves to) is in the
+    # checkout: in `tito_tokenizer.py` (31f1ca96) or, where `tito_tokenizer` is a package, in its `qwen.py`
+    # (radixark/miles@3abe1f8c). `--tokenizer qwen3` runs Miles' own class, so without it it is refused.
+    qwen3_tito_family: bool
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -42,6 +46,12 @@ def _text(path: Path) -> str:
         return ""
 
 
+def qwen3_family_file(miles_root: Path) -> Path:
+    """Where the checkout's Qwen3 TITO family is defined (or would be)."""
+    tito = miles_root / CHAT_TEMPLATE_UTILS / "tito_tokenizer"
+    return tito / "qwen.py" if (tito / "base.py").is_file() else tito.with_suffix(".py")
+
+
 def read_capabilities(miles_root: Path) -> Capabilities:
     picker_hub = miles_root / SESSION / "v2" / "picker_hub"
     pickers = tuple(sorted(p.stem for p in picker_hub.glob("*.py") if not p.stem.startswith("_")))
@@ -52,6 +62,7 @@ def read_capabilities(miles_root: Path) -> Capabilities:
         pickers=pickers,
         needs_pydantic2="field_validator" in _text(miles_root / SESSION / "types.py"),
         sessions_import_sglang="from sglang" in _text(miles_root / SESSION / "sessions.py"),
+        qwen3_tito_family="class Qwen3TITOTokenizer(" in _text(qwen3_family_file(miles_root)),
     )
 
 

@@ -30,6 +30,7 @@ const NEWER_SHAPE: Record<string, string> = {
   'miles/rollout/session/v2/picker_hub/drop_same_prompt_retries.py': 'def f(s, m): return s\n',
   'miles/rollout/session/v2/picker_hub/drop_rolled_back_leaves.py': 'def f(s, m): return s\n',
   'miles/utils/chat_template_utils/tito_tokenizer/base.py': 'class TITOTokenizer: ...\n',
+  'miles/utils/chat_template_utils/tito_tokenizer/qwen.py': 'class Qwen3TITOTokenizer(TITOTokenizer): ...\n',
   'miles/utils/function_registry.py': 'def load_function(path): ...\n',
 };
 
@@ -72,6 +73,7 @@ describe('miles-bridge/capabilities.py', () => {
       pickers: ['drop_retries'],
       needs_pydantic2: false,
       sessions_import_sglang: false,
+      qwen3_tito_family: false,
     });
     expect(picker).toBe('miles.rollout.session.v2.picker_hub.drop_retries');
   });
@@ -85,8 +87,18 @@ describe('miles-bridge/capabilities.py', () => {
       pickers: ['drop_rolled_back_leaves', 'drop_same_prompt_retries'],
       needs_pydantic2: true,
       sessions_import_sglang: true,
+      qwen3_tito_family: true,
     });
     expect(picker).toBe('miles.rollout.session.v2.picker_hub.drop_same_prompt_retries');
+  });
+
+  it("looks for the Qwen3 family in the package's qwen.py, not in a module beside it", async () => {
+    const withoutQwen = { ...NEWER_SHAPE };
+    delete withoutQwen['miles/utils/chat_template_utils/tito_tokenizer/qwen.py'];
+    withoutQwen['miles/utils/chat_template_utils/tito_tokenizer.py'] =
+      'class Qwen3TITOTokenizer(TITOTokenizer): ...\n';
+    const { capabilities } = await read(await checkout(withoutQwen));
+    expect(capabilities).toMatchObject({ tito_package: true, qwen3_tito_family: false });
   });
 
   it('reads each capability on its own (one marker moved onto the old shape at a time)', async () => {
@@ -99,6 +111,11 @@ describe('miles-bridge/capabilities.py', () => {
       ['miles/utils/chat_template_utils/tito_tokenizer/base.py', '', 'tito_package'],
       ['miles/rollout/session/types.py', 'from pydantic import field_validator\n', 'needs_pydantic2'],
       ['miles/rollout/session/sessions.py', 'from sglang.srt.parser import x\n', 'sessions_import_sglang'],
+      [
+        'miles/utils/chat_template_utils/tito_tokenizer.py',
+        'class Qwen3TITOTokenizer(TITOTokenizer): ...\n',
+        'qwen3_tito_family',
+      ],
     ];
     for (const [path, text, name] of moved) {
       const { capabilities } = await read(await checkout({ ...OLD_SHAPE, [path]: text }));

@@ -159,3 +159,53 @@ def build_newer_session_server(args: Namespace, host: str, port: int, backend_ur
         args, host=host, port=port, instance_id=args.session_server_instance_id, backend_url=backend_url
     )
     return SessionServer(config)
+
+
+def install_qwen3_family_without_package_init(miles_root: Path, why: str, adapted: Adaptations):
+    """`--tokenizer qwen3` where the `tito_tokenizer` package's `__init__` does not import here (it imports
+    every model family, and a family module or one of its imports may be missing from the tree): Miles' own
+    `base.py` and `qwen.py` are imported directly under the package, without its `__init__` nor that of
+    `chat_template_utils`, and the two names the session path takes from it are provided as the package
+    defines them (radixark/miles@3abe1f8c tito_tokenizer/__init__.py): `get_tito_tokenizer` builds the
+    family's class with `chat_template_kwargs` (and `assistant_start_str` when given);
+    `resolve_fixed_chat_template` is the class's `FIXED_TEMPLATE` file under `base.TEMPLATE_DIR` and a copy of
+    its `extra_kwargs`. Returns that `resolve_fixed_chat_template`."""
+    import importlib
+
+    chat_dir = miles_root / "miles" / "utils" / "chat_template_utils"
+    for name in [n for n in sys.modules if n.startswith("miles.utils.chat_template_utils")]:
+        sys.modules.pop(name)
+    chat_template_utils = standin_module("miles.utils.chat_template_utils")
+    chat_template_utils.__path__ = [str(chat_dir)]
+    package = standin_module("miles.utils.chat_template_utils.tito_tokenizer")
+    package.__path__ = [str(chat_dir / "tito_tokenizer")]
+    chat_template_utils.tito_tokenizer = package
+    base = importlib.import_module("miles.utils.chat_template_utils.tito_tokenizer.base")
+    qwen = importlib.import_module("miles.utils.chat_template_utils.tito_tokenizer.qwen")
+    families = {"default": base.TITOTokenizer, "qwen3": qwen.Qwen3TITOTokenizer}
+
+    def family(name):
+        if str(name) not in families:
+            raise ValueError(f"only the {sorted(families)} TITO families are loaded here, not {name!r}")
+        return families[str(name)]
+
+    def get_tito_tokenizer(tokenizer, tokenizer_type="default", chat_template_kwargs=None, assistant_start_str=None):
+        kwargs = {"chat_template_kwargs": chat_template_kwargs}
+        if assistant_start_str is not None:
+            kwargs["assistant_start_str"] = assistant_start_str
+        return family(tokenizer_type)(tokenizer, **kwargs)
+
+    def resolve_fixed_chat_template(tito_model):
+        fixed = family(tito_model).FIXED_TEMPLATE
+        return (str(base.TEMPLATE_DIR / fixed.template) if fixed.template else None, dict(fixed.extra_kwargs))
+
+    package.TITOTokenizer = base.TITOTokenizer
+    package.extract_template_args = base.extract_template_args
+    package.get_tito_tokenizer = chat_template_utils.get_tito_tokenizer = get_tito_tokenizer
+    package.resolve_fixed_chat_template = chat_template_utils.resolve_fixed_chat_template = resolve_fixed_chat_template
+    adapted.add(
+        "tito_tokenizer/__init__.py",
+        f"does not import here ({why}); Miles' own tito_tokenizer/base.py and qwen.py loaded directly, the "
+        "package's factory and fixed-template lookup given for the default and qwen3 families",
+    )
+    return resolve_fixed_chat_template

@@ -198,8 +198,12 @@ def install_template_module_standins(replaced) -> None:
     _sglang_standins(replaced)
 
 
-def install_qwen3_tokenizer(miles_root: Path, tokenizer_dir: Path, replaced) -> dict[str, Any]:
-    """Installs the tokenizer and the stand-ins; returns the args `--tito-model qwen3` gives Miles."""
+def install_qwen3_tokenizer(
+    miles_root: Path, tokenizer_dir: Path, replaced, adapted, *, tito_package: bool = False
+) -> dict[str, Any]:
+    """Installs the tokenizer and the stand-ins; returns the args `--tito-model qwen3` gives Miles.
+    `tito_package` (capabilities.py): the family lives in `tito_tokenizer/qwen.py`, reached through the
+    package's own `__init__` (its factory), or, where that does not import here, loaded directly."""
     from hf_bpe_tokenizer import HFBPETokenizer
 
     cache: dict = {}
@@ -225,7 +229,23 @@ def install_qwen3_tokenizer(miles_root: Path, tokenizer_dir: Path, replaced) -> 
     install_template_module_standins(replaced)
     for name in [n for n in sys.modules if n.startswith("miles.utils.chat_template_utils")]:
         sys.modules.pop(name)
-    from miles.utils.chat_template_utils import resolve_fixed_chat_template
+    try:
+        from miles.utils.chat_template_utils import resolve_fixed_chat_template
+    except ImportError as error:
+        if not tito_package:
+            raise
+        import newer_session
+
+        resolve_fixed_chat_template = newer_session.install_qwen3_family_without_package_init(
+            miles_root, f"{type(error).__name__}: {error}", adapted
+        )
+    else:
+        if tito_package:
+            adapted.add(
+                "tito_tokenizer",
+                "a package here: --tito-model qwen3 is Miles' own tito_tokenizer/qwen.py Qwen3TITOTokenizer, "
+                "made by the package's get_tito_tokenizer",
+            )
 
     template_path, template_kwargs = resolve_fixed_chat_template("qwen3")
     return {

@@ -27,6 +27,17 @@ import standins  # noqa: E402
 CONVERSION = Path("miles/ray/rollout/train_data_conversion.py")
 
 
+def newer_reward_args(miles_root: Path) -> list[tuple[str, object, str]]:
+    """The flags this checkout's reward conversion reads that the request does not carry, at that Miles'
+    defaults, read off the file (capabilities, never a commit string): the newer `_normalize_rewards_by_rollout`
+    (sii-avalanche/miles@4d412b5a train_data_conversion.py) takes its baseline from `args.quantile_k`, whose
+    `--quantile-k` defaults to None, the group mean (sii-avalanche/miles@379af027 miles/utils/arguments.py)."""
+    text = (miles_root / CONVERSION).read_text(encoding="utf-8")
+    if "args.quantile_k" not in text:
+        return []
+    return [("quantile_k", None, f"{CONVERSION} reads args.quantile_k; --quantile-k's default None (the group mean)")]
+
+
 def main(argv) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--miles-root", required=True)
@@ -51,6 +62,9 @@ def main(argv) -> int:
     from miles.utils.types import Sample
 
     args = Namespace(reward_key=None, **request["args"])
+    for name, value, why in newer_reward_args(miles_root):
+        setattr(args, name, value)
+        print(f"adapted {name}: {why}", file=sys.stderr, flush=True)
     samples = [
         Sample(group_index=r["group_index"], index=r["index"], rollout_id=r["rollout_id"], reward=r["reward"])
         for r in request["rows"]

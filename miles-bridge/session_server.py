@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import newer_session  # noqa: E402
 import qwen3_mode  # noqa: E402
 import standins  # noqa: E402
-from capabilities import default_picker_path, read_capabilities  # noqa: E402
+from capabilities import default_picker_path, qwen3_family_file, read_capabilities  # noqa: E402
 from toy_tokenizer import vocabulary_of_traces  # noqa: E402
 
 SESSION_SERVER_MODULE = Path("miles/rollout/session/server.py")
@@ -144,6 +144,13 @@ def main(argv) -> int:
             standins.precondition(f"--tokenizer qwen3: {wrong}")
     capabilities = read_capabilities(miles_root)
     newer_session.require_pydantic2(capabilities)
+    if tokenizer_dir is not None and not capabilities.qwen3_tito_family:
+        family_file = qwen3_family_file(miles_root).relative_to(miles_root)
+        standins.precondition(
+            f"--tokenizer qwen3 runs Miles' own Qwen3 TITO family, and this checkout has none: no class "
+            f"Qwen3TITOTokenizer in {family_file} (docs/conformance.md 'A newer Miles' says where it is "
+            "stored; or use the toy tokenizer)"
+        )
     if options.preflight:
         print(f"capabilities {capabilities.to_json()}", flush=True)
         print("ok", flush=True)
@@ -162,12 +169,9 @@ def main(argv) -> int:
         if capabilities.tito_package:
             adapted.add("tito_tokenizer", "a package here: the toy family subclasses Miles' own base.TITOTokenizer")
     else:
-        if capabilities.tito_package:
-            standins.precondition(
-                "--tokenizer qwen3 on a checkout whose tito_tokenizer is a package is not supported yet: "
-                "its qwen3 family module is not part of the newer file set (use the toy tokenizer)"
-            )
-        tokenizer_args = qwen3_mode.install_qwen3_tokenizer(miles_root, tokenizer_dir, replaced)
+        tokenizer_args = qwen3_mode.install_qwen3_tokenizer(
+            miles_root, tokenizer_dir, replaced, adapted, tito_package=capabilities.tito_package
+        )
     if capabilities.sessions_import_sglang:
         newer_session.install_sglang_session_standins(replaced)
     picker_path = options.session_sample_picker_path or default_picker_path(capabilities)

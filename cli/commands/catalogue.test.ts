@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -73,5 +73,25 @@ describe('harness catalogue', () => {
     expect(toy.err).toContain(
       'refused: fault endoftext_turn_end cannot be expressed on toy ids: the toy tokenizer has one end token and no <|endoftext|>',
     );
+  });
+  it('refuses an --html path that is a directory before playing anything (exit 2)', async () => {
+    const folder = join(dir, 'a-folder.html');
+    await mkdir(folder);
+    const refused = await run(await variant('html-dir', () => undefined), '--html', folder);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(`--html ${folder}: is a directory; expected a writable file path`);
+    expect(refused.out).toBe('');
+  });
+
+  it('prints its report when the page cannot be written after the rows ran, then exits 2 naming --html', async () => {
+    // Passes the check before the run (its folder exists and is writable) but cannot be written: a link
+    // to a file in a folder that does not exist.
+    const link = join(dir, 'dangling.html');
+    await symlink(join(dir, 'no-such-folder', 'page.html'), link);
+    const lost = await run(await variant('html-dangling', () => undefined), '--html', link);
+    expect(lost.code).toBe(2);
+    expect(lost.err).toContain(`--html ${link}: cannot write it (ENOENT); expected a writable file path`);
+    const report = parseJson(lost.out) as { rows: Array<{ id: string }> };
+    expect(report.rows.map((r) => r.id)).toEqual(['endoftext-turn-end', 'endoftext-turn-end']);
   });
 });

@@ -1,10 +1,13 @@
+import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseFlags, switchFlag, valueFlag } from '../../common/cli-flags.ts';
-import { isHarnessError } from '../../common/errors.ts';
+import { HarnessError, isHarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
+import { checkOutputFile } from '../../common/output-path.ts';
 import { renderTable } from '../../common/text-table.ts';
 import { checkoutMilesProfileFlag } from '../../contracts/miles-profile-flag.ts';
+import { qwen3Tokenizer } from '../../fakes/tokenizer/qwen3-tokenizer.ts';
 import { DEFAULT_PYTHON } from '../../replay/conformance/miles-server.ts';
 import {
   type CatalogueRow,
@@ -15,6 +18,7 @@ import {
   recordVerdicts,
 } from '../../replay/faults/catalogue.ts';
 import { type RowResult, runCatalogue } from '../../replay/faults/run-catalogue.ts';
+import { type CataloguePageInput, renderCatalogueHtml } from '../../replay/report/catalogue-html.ts';
 import type { CliCommand, CliIo } from '../io.ts';
 
 const SPEC = {
@@ -43,6 +47,11 @@ Each row's verdicts are compared with those it recorded under the profile; --rec
     record: switchFlag("write each row's fresh verdicts into its file under the profile's name"),
     json: switchFlag(
       'one JSON document: {"rows": [{"id", "profile", "harness", "miles", "recorded"}], "totals": {PROFILE: {…}}}',
+    ),
+    html: valueFlag(
+      'FILE.html',
+      z.string().min(1).optional(),
+      "write a self-contained HTML page: each row's verdicts per profile and the ids around its\nfault, decoded (the path is checked before the rows run; written after the table)",
     ),
   },
   footer: `Exit status: 0 every row's verdicts are as recorded (or --record), 1 a row's differ from its record, 2
@@ -127,6 +136,23 @@ function renderText(
   return `${table}\n${lines.join('\n')}\n`;
 }
 
+/** The page, after the table: a path that went bad during the run loses the page, not the table. */
+async function writeHtml(file: string, input: CataloguePageInput): Promise<void> {
+  try {
+    await writeFile(file, renderCatalogueHtml(input));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new HarnessError(
+      'config.output_unwritable',
+      `--html ${file}: cannot write it (${code}); expected a writable file path`,
+      {
+        details: { option: '--html', path: file },
+        cause: error,
+      },
+    );
+  }
+}
+
 async function rowsOf(positionals: readonly string[], cwd: string): Promise<CatalogueRow[]> {
   const files = positionals.length > 0 ? positionals.map((p) => resolve(cwd, p)) : await catalogueFiles();
   return readCatalogue(files);
@@ -138,6 +164,9 @@ export const command: CliCommand = {
     const parsed = parseFlags(argv, SPEC, io);
     if (parsed === undefined) return EXIT.ok;
     const options = parsed.values;
+    // Checked first: a bad path is a usage error before minutes of rows, not after them.
+    const htmlFile =
+      options.html === undefined ? undefined : await checkOutputFile(io.cwd, options.html, '--html');
     const rows = await rowsOf(parsed.positionals, io.cwd);
     const milesRoot = options.miles_root;
     const byId = new Map(rows.map((r) => [r.scenario.id, r]));
@@ -161,6 +190,14 @@ export const command: CliCommand = {
           `${JSON.stringify({ rows: results.map((r, k) => ({ ...r, recorded: comparisons[k] })), totals })}\n`,
         );
       else io.stdout.write(renderText(results, comparisons, totals));
+      if (htmlFile !== undefined)
+        await writeHtml(htmlFile, {
+          rows,
+          results,
+          comparisons,
+          milesNotRun: milesRoot === undefined ? 'no --miles-root given' : null,
+          decoder: qwen3Tokenizer(),
+        });
       const differ = Object.values(totals).some((t) => t.differ_from_record > 0);
       return options.record || !differ ? EXIT.ok : EXIT.failed;
     } catch (error) {

@@ -124,6 +124,7 @@ export class Qwen3Tokenizer {
   private readonly inner: Tokenizer;
   private readonly specialIds: ReadonlySet<number>;
   private readonly added: { ids: Map<string, number>; pattern: RegExp };
+  private readonly addedIds: ReadonlySet<number>;
   /** Ids of the texts between added tokens: a conversation re-sends its history every turn. */
   private readonly pieces = new Map<string, readonly number[]>();
   /** Real tokenizers learn nothing: decodes never change, so a memoized comparison stays valid. */
@@ -133,6 +134,7 @@ export class Qwen3Tokenizer {
     this.inner = new Tokenizer(withUnicode16Classes(file), QWEN3_CONFIG);
     this.specialIds = specialIdsOf(file);
     this.added = addedTokensOf(file);
+    this.addedIds = new Set(this.added.ids.values());
   }
 
   /**
@@ -182,6 +184,11 @@ export class Qwen3Tokenizer {
 
   isSpecial(id: number): boolean {
     return this.specialIds.has(id);
+  }
+
+  /** Whether the id is one of the file's added tokens (`<|im_end|>`, `<think>`, `<tool_call>`, …), special or not. */
+  isAddedToken(id: number): boolean {
+    return this.addedIds.has(id);
   }
 
   /** Whether the id is in the vocabulary or the added tokens (what `decode` can spell). */

@@ -1,11 +1,14 @@
 """Stand-ins for what Miles' dump writers import but never call on this path, so they run on CPU with
 Debian's python3-torch. Only modules that fail to import are replaced; each entry says why.
 
-Nothing here is Miles code: these are empty placeholders that raise if anything calls them.
+Nothing here is Miles code: these are empty placeholders that raise if anything calls them (pybase64:
+the standard library's base64 functions).
 """
 
+import base64
 import sys
 import types
+from pathlib import Path
 
 REPLACED = []
 
@@ -27,9 +30,27 @@ def _module(name, why, **attributes):
     return module
 
 
-def install(tracking=False):
+def _pybase64_standin():
+    """The newer Miles' miles/utils/routed_experts.py (imported by its types.py and debug_data.py,
+    sii-avalanche/miles@4d412b5a) imports pybase64 at module level; 31f1ca96's writers never do."""
+    try:
+        import pybase64  # noqa: F401
+    except ImportError:
+        # The standard library gives the same bytes for what it decodes (a routed-experts payload,
+        # absent from these dumps).
+        _module(
+            "pybase64",
+            "not in Debian; the newer Miles' routed_experts.py imports it at module level, the standard "
+            "library's base64 gives the same bytes",
+            b64decode=base64.b64decode,
+            b64encode=base64.b64encode,
+        )
+
+
+def install(tracking=False, miles_root=None):
     """Installs the stand-ins for modules that cannot be imported here; leaves real ones alone. With
-    `tracking`, log_rollout_data runs too: its tracking backend (wandb/tensorboard) is replaced by a no-op."""
+    `tracking`, log_rollout_data runs too: its tracking backend (wandb/tensorboard) is replaced by a no-op.
+    `miles_root` is the tree the writers come from (what it holds decides what it imports)."""
     try:
         import ray  # noqa: F401  (Miles' own image has it: use the real one)
     except ImportError:
@@ -51,6 +72,8 @@ def install(tracking=False):
         util.state = state
         for name in ("remote", "get", "put", "init", "is_initialized", "get_actor", "kill"):
             setattr(ray, name, _unavailable(f"ray.{name}"))
+    if miles_root is not None and (Path(miles_root) / "miles" / "utils" / "routed_experts.py").is_file():
+        _pybase64_standin()
     try:
         import torch.distributed.device_mesh  # noqa: F401
     except ImportError:
@@ -96,3 +119,45 @@ def install(tracking=False):
                 log=lambda *_args, **_kwargs: None,
             )
     return REPLACED
+
+
+def install_sample_adapter(sample_class):
+    """The tree's 31f1ca96 conversion (miles/ray/rollout/train_data_conversion.py) reads `sample.adapter`
+    (Multi-LoRA); the newer Sample of sii-avalanche/miles@4d412b5a miles/utils/types.py predates that
+    field. Without an adapter the conversion takes its adapter-less branch, as every recipe sample does:
+    the class gets `adapter = None`. Nothing is changed where the field exists."""
+    if "adapter" in getattr(sample_class, "__dataclass_fields__", {}) or hasattr(sample_class, "adapter"):
+        return
+    sample_class.adapter = None
+    REPLACED.append(
+        (
+            "miles.utils.types.Sample.adapter",
+            "this tree's Sample (sii-avalanche/miles@4d412b5a) predates Multi-LoRA adapters, which the tree's "
+            "train_data_conversion.py (31f1ca96) reads; None, the adapter-less branch every recipe sample takes",
+        )
+    )
+
+
+def install_adapter_ref(types_module):
+    """The newer normalised metrics.py imports `AdapterRef` from miles.utils.types only to annotate its
+    rollout keys; sii-avalanche/miles@4d412b5a's types.py predates it (as scripts/oracles/metrics_next_oracle.py)."""
+    if hasattr(types_module, "AdapterRef"):
+        return
+    types_module.AdapterRef = object
+    REPLACED.append(
+        (
+            "miles.utils.types.AdapterRef",
+            "this tree's types.py predates Multi-LoRA adapters; the metrics.py given only names it in annotations",
+        )
+    )
+
+
+def load_module_from(name, path):
+    """A Miles module from a file outside the tree (--metrics-py), under its own module name."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

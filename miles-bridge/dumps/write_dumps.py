@@ -27,7 +27,12 @@ A step where Miles raises (postprocess_rollout_data's "Not enough samples", a sp
 reported with its message and writes no train data. Exit codes: 0 done; 1 anything else raised; 2 usage;
 3 Miles or torch cannot be imported.
 
-Usage: write_dumps.py --miles-root PATH --input FILE --details DIR [--log FILE]
+The writers are the tree's: --miles-root a newer Miles tree (e.g. /work/miles-next, with
+sii-avalanche/miles@4d412b5a's debug_data.py and train_data_conversion.py, docs/conformance.md) writes
+the newer dumps (span-dict weight versions, sample_occurrence rows), run with a Python that has pydantic 2;
+--metrics-py FILE takes log_rollout_data from that file instead of the tree's metrics.py.
+
+Usage: write_dumps.py --miles-root PATH --input FILE --details DIR [--log FILE [--metrics-py FILE]]
 """
 
 import argparse
@@ -64,6 +69,11 @@ def miles_args(spec, details):
         allow_partial_train_step=spec.get("allow_partial_train_step", False),
         micro_batch_size=1,
         multi_lora=False,
+        # What the newer train_data_conversion.py (sii-avalanche/miles@4d412b5a) reads besides: no top-k
+        # logprobs (rollout_top_logprobs_num 0, its default in miles/utils/rollout_topk_logprobs.py) and
+        # the group mean as the baseline (quantile_k None; 31f1ca96 has no such flag and always takes the mean).
+        rollout_top_logprobs_num=0,
+        quantile_k=None,
         # What log_rollout_data reads (miles/ray/rollout/metrics.py), as the recipe leaves them.
         custom_rollout_log_function_path=None,
         load_debug_rollout_data=None,
@@ -83,6 +93,11 @@ def main(argv=None):
     parser.add_argument("--input", required=True)
     parser.add_argument("--details", required=True)
     parser.add_argument("--log", help="append log_rollout_data's `perf N: {...}` lines here")
+    parser.add_argument(
+        "--metrics-py",
+        help="with --log: log_rollout_data from this file instead of the tree's miles/ray/rollout/metrics.py "
+        "(the newer Miles' normalised metrics.py, docs/replay.md), loaded as miles.ray.rollout.metrics",
+    )
     try:
         options = parser.parse_args(argv)
     except SystemExit as exit_:
@@ -92,7 +107,7 @@ def main(argv=None):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import stand_ins
 
-    replaced = stand_ins.install(tracking=options.log is not None)
+    replaced = stand_ins.install(tracking=options.log is not None, miles_root=options.miles_root)
     try:
         from miles.ray.rollout.debug_data import save_debug_rollout_data
         from miles.ray.rollout.rollout_data_conversion import postprocess_rollout_data
@@ -106,12 +121,18 @@ def main(argv=None):
         from miles.utils.train_dump_utils import save_debug_train_data_for_rank
         from miles.utils.types import Sample
 
-        if options.log:
+        if options.log and options.metrics_py:
+            import miles.utils.types as types_module
+
+            stand_ins.install_adapter_ref(types_module)
+            log_rollout_data = stand_ins.load_module_from("miles.ray.rollout.metrics", options.metrics_py).log_rollout_data
+        elif options.log:
             from miles.ray.rollout.metrics import log_rollout_data
     except ImportError as error:
         print(f"write_dumps: cannot import Miles from {options.miles_root}: {error}", file=sys.stderr)
         return EXIT_MISSING
 
+    stand_ins.install_sample_adapter(Sample)
     if options.log:
         import logging
 

@@ -18,6 +18,7 @@ export const MilesCapabilitiesSchema = z
     pickers: z.array(z.string()),
     needs_pydantic2: z.boolean(),
     sessions_import_sglang: z.boolean(),
+    qwen3_tito_family: z.boolean(),
   })
   .strict();
 export type MilesCapabilities = z.infer<typeof MilesCapabilitiesSchema>;

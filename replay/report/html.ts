@@ -9,7 +9,8 @@ import { episodeCell, poolFallbackNote, stateCell } from './rollout-text.ts';
 import { scheduleText, trainStepCell } from './schedule-text.ts';
 import type { ReplayReport, ReportGroup, ReportRollout, ReportStep } from './schema.ts';
 
-const STYLE = `
+/** The reports' stylesheet (the replay page's; the catalogue page adds its own rules after it). */
+export const REPORT_STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;padding:24px;background:#fafafa;color:#1d2327}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px}h3{font-size:15px;margin:18px 0 6px}
 table{border-collapse:collapse;margin:6px 0;background:#fff}th,td{border:1px solid #dde3e7;padding:3px 8px;text-align:left}
@@ -35,7 +36,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#eef2f5}
 details{margin:4px 0}.error{color:#c62828;font-weight:600}summary{cursor:pointer}
 `;
 
-function verdictBadge(verdict: string): string {
+export function verdictBadge(verdict: string): string {
   return `<span class="verdict v-${escapeHtml(verdict)}">${escapeHtml(verdict.toUpperCase())}</span>`;
 }
 
@@ -165,7 +166,7 @@ ${step.normalization_error ? `<p class="error">Miles' conversion would raise (${
 export function htmlBefore(report: ReportFrame): string {
   const c = report.config;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>harness replay report</title><style>${STYLE}</style></head>
+<html lang="en"><head><meta charset="utf-8"><title>harness replay report</title><style>${REPORT_STYLE}</style></head>
 <body>
 <h1>Replay report ${verdictBadge(report.verdict)}</h1>
 <div class="meta">${plural(c.steps, 'step')} · ${plural(c.rollout_batch_size, 'prompt')} × ${plural(c.n_samples_per_prompt, 'rollout')} · seed ${c.seed}${c.strict ? ' · --strict (findings fail)' : ''} · max_seq_len ${c.max_seq_len ?? 'none'} · prompts ${escapeHtml(c.prompts)}</div>
@@ -184,7 +185,7 @@ export const HTML_AFTER = `
  */
 export function htmlPartialHead(c: ReportFrame['config']): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>harness replay report (partial)</title><style>${STYLE}</style></head>
+<html lang="en"><head><meta charset="utf-8"><title>harness replay report (partial)</title><style>${REPORT_STYLE}</style></head>
 <body>
 <h1>Replay report: partial</h1>
 <div class="meta">the run had not finished when this was written: the steps it finished, no checks · ${plural(c.steps, 'step')} planned · seed ${c.seed} · prompts ${escapeHtml(c.prompts)}</div>

@@ -1,3 +1,4 @@
+import type { MilesSwitches } from '../../contracts/miles-profile.ts';
 import { accountStep } from '../accounting/step-accounting.ts';
 import { groupsFromFlatSamples } from '../checks/flat-samples.ts';
 import type { CheckStep } from '../checks/types.ts';
@@ -49,10 +50,19 @@ export function checkStep(
   groups: readonly Group[],
   shape: RunShape,
   logged: MetricTable | null,
-  expectCompaction: boolean,
+  how: { readonly expectCompaction: boolean; readonly rolloutMetrics: MilesSwitches['rolloutMetrics'] },
 ): CheckedStep {
   const time = logged?.get('perf/rollout_time')?.find((p) => p.step === read.step)?.value ?? 0;
-  const outcome = processStep(read.step, groups, shape.normalization, Math.round(time * 1000), shape.train);
+  // The metrics as the dumps' Miles logs them (its profile's metrics.py, dump-profile.ts).
+  const outcome = processStep(
+    read.step,
+    groups,
+    shape.normalization,
+    Math.round(time * 1000),
+    shape.train,
+    null,
+    how.rolloutMetrics,
+  );
   const checkStep: CheckStep = {
     step: read.step,
     groups: outcome.groups,
@@ -60,7 +70,7 @@ export function checkStep(
   };
   const dumps = read.rollout === null ? [] : [read.rollout];
   const dumpChecks: SmokeCheck[] = [checkLossMaskShape(dumps), checkTrainMaskSums(read.train)];
-  if (expectCompaction) dumpChecks.push(checkCompactionHappened(dumps));
+  if (how.expectCompaction) dumpChecks.push(checkCompactionHappened(dumps));
   const entry: RunStep = {
     step: read.step,
     samples: outcome.rows.length,

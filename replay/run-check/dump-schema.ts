@@ -86,6 +86,12 @@ export interface ConvertedDumps {
  */
 export const TrajectoryRowSchema = z.looseObject({
   sample_index: z.number().int().nullable(),
+  /**
+   * The newer writer only (sii-avalanche/miles@4d412b5a miles/ray/rollout/debug_data.py `trajectory_rows`):
+   * the sample's place among the step's samples with its `index`, counted over every sample, with or
+   * without messages. 31f1ca96's rows lack it: the k-th row of an index is then its k-th sample with messages.
+   */
+  sample_occurrence: z.number().int().nonnegative().optional(),
   group_index: z.number().int().nullable(),
   status: z.string(),
   reward: z.number().nullable(),
@@ -96,12 +102,15 @@ export type TrajectoryRow = z.infer<typeof TrajectoryRowSchema>;
 
 /**
  * Which Miles wrote a dump, read off its samples' `weight_versions`: radixark/miles@31f1ca96 keeps a list
- * of version strings (miles/utils/types.py `Sample.weight_versions: list[str]`); the newer Miles
- * (sii-avalanche/miles@4d412b5a miles/rollout/session/samples/codec.py, the samples wire) a list of span dicts `{version, abs_start, abs_end}`.
- * A dump whose samples carry no versions says neither.
+ * of version strings (miles/utils/types.py `Sample.weight_versions: list[str]`); the newer Miles one list
+ * of span dicts `{version, abs_start, abs_end}` per call (sii-avalanche/miles@4d412b5a miles/utils/types.py
+ * `Sample.to_dict`: `[call.to_dicts() for call in self.weight_versions]`, as its samples/codec.py sends
+ * them). A dump whose samples carry no versions (or only calls without spans) says neither.
  */
 export const DumpFormatSchema = z.enum(['miles-31f1ca96', 'miles-next-spans', 'undetermined']);
 export type DumpFormat = z.infer<typeof DumpFormatSchema>;
+
+const isSpan = (span: unknown): boolean => span !== null && typeof span === 'object' && 'version' in span;
 
 export function dumpFormatOf(samples: readonly Record<string, unknown>[]): DumpFormat {
   for (const s of samples) {
@@ -109,7 +118,7 @@ export function dumpFormatOf(samples: readonly Record<string, unknown>[]): DumpF
     if (!Array.isArray(versions) || versions.length === 0) continue;
     const first = versions[0];
     if (typeof first === 'string' || typeof first === 'number') return 'miles-31f1ca96';
-    if (first !== null && typeof first === 'object' && 'version' in first) return 'miles-next-spans';
+    if (versions.some((call) => Array.isArray(call) && call.some(isSpan))) return 'miles-next-spans';
   }
   return 'undetermined';
 }

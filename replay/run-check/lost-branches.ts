@@ -39,8 +39,24 @@ function contentText(content: unknown): string {
  * Trajectory rows by `group_index:sample_index`, in file order. The siblings of a compacted rollout share
  * their `index`, so a key holds a rollout's rows; `trajectory_rows` writes one per sample that has
  * messages, in the samples' order (radixark/miles@31f1ca96 miles/ray/rollout/debug_data.py), and merge.py
- * gives every kept leaf's sample its messages, so the k-th row of a key is the k-th sample with that key.
+ * gives every kept leaf's sample its messages, so the k-th row of a key is the k-th sample with that key
+ * (`rowOfOccurrence`).
  */
+/**
+ * The row of the sample that is the `occurrence`-th of its index: the newer writer names it
+ * (`sample_occurrence`, sii-avalanche/miles@4d412b5a miles/ray/rollout/debug_data.py, counted over every
+ * sample, so a sample without messages leaves a gap); 31f1ca96's rows are taken in order.
+ */
+export function rowOfOccurrence(
+  rows: readonly TrajectoryRow[] | undefined,
+  occurrence: number,
+): TrajectoryRow | undefined {
+  if (rows === undefined) return undefined;
+  return rows.some((r) => r.sample_occurrence !== undefined)
+    ? rows.find((r) => r.sample_occurrence === occurrence)
+    : rows[occurrence];
+}
+
 export function trajectoryIndex(rows: readonly TrajectoryRow[]): Map<string, TrajectoryRow[]> {
   const index = new Map<string, TrajectoryRow[]>();
   for (const r of rows) {
@@ -84,7 +100,7 @@ export function lostBranches(
       const ordinal = next
         ? rollout.samples.slice(0, next.position).filter((s) => `${s.group_index}:${s.index}` === key).length
         : 0;
-      const row = next ? trajectory.get(key)?.[ordinal] : undefined;
+      const row = next ? rowOfOccurrence(trajectory.get(key), ordinal) : undefined;
       out.push({
         step,
         group_index: rollout.group_index,

@@ -36,6 +36,11 @@ const OMIT = [
   'rollout_log_probs',
   'rollout_routed_experts',
   'rollout_indexer_topk',
+  // The newer Sample's per-token fields (sii-avalanche/miles@4d412b5a miles/utils/types.py; None in the recipe).
+  'rollout_topk_token_ids',
+  'rollout_topk_log_probs',
+  'rollout_sampling_mask',
+  'opd_reverse_kl',
   'teacher_log_probs',
   'log_probs',
   'ref_log_probs',
@@ -183,7 +188,9 @@ export async function readStep(
     const rowsPerKey = new Map<string, number>();
     for (const row of trajectory) {
       const key = `${row.group_index}:${row.sample_index}`;
-      const seen = (rowsPerKey.get(key) ?? 0) + 1;
+      // The newer writer names the row's sample (`sample_occurrence`, 0-based); 31f1ca96's rows count up.
+      const seen =
+        row.sample_occurrence === undefined ? (rowsPerKey.get(key) ?? 0) + 1 : row.sample_occurrence + 1;
       rowsPerKey.set(key, seen);
       if (seen > (samplesPerKey.get(key) ?? 0))
         problems.push({

@@ -7,7 +7,7 @@ const num = (n: number | null | undefined): string => (n === null || n === undef
 export function renderCheckRunText(report: CheckRunReport): string {
   const lines: string[] = [
     `check-run ${report.dir}${report.log ? ` (log ${report.log})` : ''}`,
-    `dump format: ${report.dump_format}; layout: ${report.layout.join(' ')}`,
+    `dump format: ${report.dump_format}; Miles profile ${report.miles_profile.name} (${report.miles_profile.commits.join(', ')}); layout: ${report.layout.join(' ')}`,
   ];
   if (report.shape) {
     const s = report.shape;

@@ -58,6 +58,8 @@ export const CheckRunReportSchema = z.object({
   log: z.string().nullable(),
   /** Which Miles wrote the dumps, read off the samples (dump-schema.ts `dumpFormatOf`). */
   dump_format: DumpFormatSchema,
+  /** The Miles profile the format names, under which the checks and metrics ran (dump-profile.ts). */
+  miles_profile: z.object({ name: z.string(), commits: z.array(z.string()) }),
   layout: z.array(z.string()),
   shape: z
     .object({

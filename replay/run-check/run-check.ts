@@ -1,11 +1,6 @@
 import { join } from 'node:path';
 import { HarnessError } from '../../common/errors.ts';
 import { fsReason } from '../../common/fs-reason.ts';
-import {
-  DEFAULT_MILES_PROFILE,
-  type MilesProfile,
-  milesProfileNamed,
-} from '../../contracts/miles-profile.ts';
 import { defaultPickerPath } from '../../fakes/session/hooks/picker-paths.ts';
 import { reportedMilesProfile, reportStep } from '../report/build-report.ts';
 import { runVerdict } from '../report/exit-code.ts';
@@ -13,6 +8,7 @@ import type { ReplayReportSink } from '../report/report-sink.ts';
 import type { RunShape } from './check-step.ts';
 import { type ConverterOptions, DumpConverter } from './dump-converter.ts';
 import { type DumpFolder, scanDumpFolder } from './dump-folder.ts';
+import { profileOfDumps } from './dump-profile.ts';
 import type { DumpFormat } from './dump-schema.ts';
 import { type MetricScan, scanMetricLog } from './log/scan-log-metrics.ts';
 import { type ReadStep, readStep } from './read-step.ts';
@@ -135,13 +131,6 @@ export async function checkRunDumps<R>(
         })
       : null;
   return { report, replay };
-}
-
-/** The Miles profile a dump format names: the newer wire's spans are 4d412b5a's, version strings 31f1ca96's. */
-function profileOfDumps(format: DumpFormat): MilesProfile {
-  const name =
-    format === 'miles-next-spans' ? '4d412b5a' : format === 'miles-31f1ca96' ? '31f1ca96' : undefined;
-  return (name === undefined ? undefined : milesProfileNamed(name)) ?? DEFAULT_MILES_PROFILE;
 }
 
 function replayConfig(options: RunCheckOptions, shape: RunShape, folder: DumpFolder, format: DumpFormat) {

@@ -7,6 +7,7 @@ import type { StepOutcome } from '../step/process-step.ts';
 import { CheckMerger } from './check-merger.ts';
 import type { SmokeCheck } from './check-result.ts';
 import { checkStep, groupsOfStep, type RunShape } from './check-step.ts';
+import { profileOfDumps } from './dump-profile.ts';
 import { type DumpFormat, dumpFormatOf } from './dump-schema.ts';
 import type { MetricTable } from './log/metric-table.ts';
 import type { ReadStep } from './read-step.ts';
@@ -111,7 +112,10 @@ export class RunChecker {
         normalization: this.shape.normalization,
       });
     }
-    const checked = checkStep(read, groups, this.shape, this.options.logged, this.options.expectCompaction);
+    const checked = checkStep(read, groups, this.shape, this.options.logged, {
+      expectCompaction: this.options.expectCompaction,
+      rolloutMetrics: profileOfDumps(this.format).switches.rolloutMetrics,
+    });
     this.checks!.add(checked.checkStep);
     for (const c of checked.dumpChecks) this.merger.add(read.step, c);
     this.steps.push(checked.entry);
@@ -133,10 +137,12 @@ export class RunChecker {
     const finding = all.some((c) => c.verdict === 'finding');
     const shape = this.shape;
     const steps = this.steps;
+    const profile = profileOfDumps(this.format);
     const report: CheckRunReport = {
       format: 'harness-check-run/1',
       ...where,
       dump_format: this.format,
+      miles_profile: { name: profile.name, commits: [...profile.commits] },
       shape: shape && {
         n_samples_per_prompt: shape.normalization.n_samples_per_prompt,
         rollout_batch_size: shape.normalization.rollout_batch_size,

@@ -34,11 +34,9 @@ function optionalFields(sample: DumpSample): Partial<ReplaySample> {
       cached_tokens: cache.cached_tokens as number,
       total_prompt_tokens: cache.total_prompt_tokens as number,
     };
-  if (Array.isArray(raw.weight_versions))
-    // The newer Miles' spans carry their version; the metric reads versions (replay/metrics/weight-version.ts).
-    out.weight_versions = raw.weight_versions.map((v) =>
-      v !== null && typeof v === 'object' && 'version' in v ? (v as { version: unknown }).version : v,
-    );
+  // As dumped: a version per call (31f1ca96) or a list of spans per call (newer); the metrics read
+  // either (replay/metrics/logged-sample.ts `versionsOf`).
+  if (Array.isArray(raw.weight_versions)) out.weight_versions = raw.weight_versions;
   if (typeof raw.non_generation_time === 'number') out.non_generation_time = raw.non_generation_time;
   // The converter names the reward's Python type (convert_dumps.py `with_reward_type`).
   if (raw.reward_python_type === 'int' || raw.reward_python_type === 'float')

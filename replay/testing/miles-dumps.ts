@@ -88,6 +88,8 @@ export async function writeMilesDumps(options: {
   readonly workDir: string;
   readonly details: string;
   readonly log?: string;
+  /** With `log`: `log_rollout_data` from this metrics.py instead of the tree's (write_dumps.py --metrics-py). */
+  readonly metricsPy?: string;
 }): Promise<MilesWriterRun> {
   const inputFile = join(options.workDir, 'writer-input.json');
   await writeFile(inputFile, JSON.stringify(options.input));
@@ -102,6 +104,7 @@ export async function writeMilesDumps(options: {
       '--details',
       options.details,
       ...(options.log === undefined ? [] : ['--log', options.log]),
+      ...(options.metricsPy === undefined ? [] : ['--metrics-py', options.metricsPy]),
     ],
     { reject: false, stdin: 'ignore' },
   );

@@ -64,7 +64,8 @@ export async function importTrajectories(source: string, out: string): Promise<I
         continue;
       }
       const key = `g${parsed.data.group_index}-s${parsed.data.sample_index}`;
-      const k = ordinals.get(key) ?? 0;
+      // The newer writer names the row's place (`sample_occurrence`); 31f1ca96's rows count up.
+      const k = parsed.data.sample_occurrence ?? ordinals.get(key) ?? 0;
       ordinals.set(key, k + 1);
       const target = join(out, `${step}-${key}-${k}.json`);
       await writeFile(target, `${JSON.stringify(trace, null, 1)}\n`);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';
+import { milesProfileNamed } from '../../contracts/miles-profile.ts';
 import { InMemoryReport } from '../../replay/report/report-sink.ts';
 import type { ReplayReport } from '../../replay/report/schema.ts';
 import type { CheckRunReport } from '../../replay/run-check/report-schema.ts';
@@ -29,6 +30,7 @@ const TRAIN = { global_batch_size: 6, dp_size: 2, allow_partial_train_step: fals
 const SHAPE = { n_samples_per_prompt: 4, rollout_batch_size: 2 };
 /** Metrics of wall time the replay measures and check-run reads from the log's perf/rollout_time. */
 const TIMED = /^perf\//;
+const PROFILE = milesProfileNamed('31f1ca96')!;
 
 describe.skipIf(!ready && !gate.required)('check-run against harness replay, on dumps Miles wrote', () => {
   let dir = '';
@@ -53,6 +55,8 @@ describe.skipIf(!ready && !gate.required)('check-run against harness replay, on 
         trialTimeoutS: 120,
         agentTimeoutS: 120,
         titoModel: 'glm47',
+        // The samples 31f1ca96's session server gives (a version string per call), as its writers dump them.
+        milesProfile: PROFILE,
         train: TRAIN,
         keepRequestMessages: true,
       },
@@ -86,7 +90,8 @@ describe.skipIf(!ready && !gate.required)('check-run against harness replay, on 
     expect(report.problems).toEqual([]);
     expect(report.steps.map((s) => s.step)).toEqual(run.outcomes.map((o) => o.step));
     expect(report.steps.map((s) => s.samples)).toEqual(run.outcomes.map((o) => o.rows.length));
-    expect(report.dump_format).not.toBe('miles-next-spans');
+    expect(report.dump_format).toBe('miles-31f1ca96');
+    expect(report.miles_profile).toEqual({ name: PROFILE.name, commits: PROFILE.commits });
     expect(report.shape).toMatchObject({ ...SHAPE, dp_size: TRAIN.dp_size });
   });
 
@@ -141,6 +146,12 @@ describe.skipIf(!ready && !gate.required)('check-run against harness replay, on 
     let values = 0;
     run.report.steps.forEach((theirs, k) => {
       const ours = replay.steps[k]!.metrics as Record<string, number | undefined>;
+      // The same keys: the metrics as 31f1ca96's metrics.py logs them (the profile the dumps name).
+      const keys = (m: Record<string, number | undefined>) =>
+        Object.keys(m)
+          .filter((n) => m[n] !== undefined)
+          .sort();
+      expect(keys(ours)).toEqual(keys(theirs.metrics as Record<string, number | undefined>));
       for (const [name, value] of Object.entries(theirs.metrics)) {
         if (value === undefined || TIMED.test(name)) continue;
         values += 1;

@@ -189,7 +189,9 @@ function completed(state: AnswerState, chat: ChatInput, given: Reply): Answer {
     reply.statedIds ??
     chat.directive?.completion_ids ??
     faultIds ??
-    idsFor(state.family, reply.message, reply.cut);
+    // An aborted generation stops where the engine stopped it: its ids carry no stop token, as a cut
+    // reply's do not (fixtures/field-failures/upstream-abort.json states such ids, radixark/miles#3337).
+    idsFor(state.family, reply.message, reply.cut || reply.finishReason === 'abort');
   const endToken = chat.directive?.end_token;
   if (endToken !== undefined) {
     const swapped = endWith(state.family, [...completionIds], endToken);

@@ -255,7 +255,7 @@ class EpisodeRun {
   }
 
   /**
-   * The agent-side faults a turn carries, applied before its proactive check (docs/episodes.md "Faults"):
+   * The agent-side faults a turn carries, applied before its proactive check (docs/episodes.md "Turns"):
    * a restart empties the history and re-sends the first prompt, a rollback cuts the history back to the
    * first exchange, `strip_thinking` drops the reasoning from every assistant message kept. Returns
    * whether the conversation restarted.

@@ -115,7 +115,7 @@ export const GeneratorParamsSchema = z.strictObject({
   /**
    * Catalogue faults (docs/field-failures.md) mixed in by `harness fuzz --faults`, each 0 by default and
    * drawn only when above 0, so episodes without them use the random stream as before. The unit is in
-   * each key's comment; docs/episodes.md ("Fault knobs") lists the script keys each one sets.
+   * each key's comment; docs/field-failures.md "In fuzzing" lists the script keys each one sets.
    */
   faults: z
     .strictObject({

@@ -151,3 +151,18 @@ export function completionConfirmation(parser: ParserName, terminalOutput: strin
     again
   );
 }
+
+/**
+ * The re-issue prompt after a cut reply under the response-length policy `recover` (Harbor terminus_2.py
+ * `_query_llm`, read at JackGuan99/harbor@f927895e, the fork pinned at 6c9ba3f0): the limit is the model's
+ * output limit (`AGENT_MAX_OUTPUT_TOKENS`, sent as `max_tokens`), "the maximum output length" without one.
+ */
+export function outputLengthPrompt(outputLimit: number | undefined): string {
+  const limit = outputLimit === undefined ? 'the maximum output length' : `${outputLimit} tokens`;
+  return (
+    'ERROR!! NONE of the actions you just requested were performed ' +
+    `because you exceeded ${limit}. ` +
+    `Your outputs must be less than ${limit}. Re-issue this request, ` +
+    `breaking it into chunks each of which is less than ${limit}.`
+  );
+}

@@ -3,7 +3,8 @@
 # vitest.mutate-house.config.ts) at concurrency 1. Each module set runs on the tree before, then on the
 # tree after, against the same test files (`--testFiles`, globs that name the set's unit tests in either
 # spelling), so a first set's figures exist even when a later one is cut short.
-# Usage: benchmarks/mutation/issue35.sh BEFORE_TREE AFTER_TREE OUT_DIR [SET...]
+# Usage: scripts/bench/issue35-mutation.sh BEFORE_TREE AFTER_TREE OUT_DIR [SET...]
+# then: npx node scripts/bench/mutation-scores.ts --reports OUT_DIR --out benchmarks/results/mutation-issue35.json
 # BEFORE_TREE is a worktree of c776157 with node_modules linked; the two config files are copied into it.
 set -uo pipefail
 before=$1 after=$2 out=$3
@@ -11,6 +12,7 @@ shift 3
 sets=${*:-session key harbor json}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")/../.." && pwd)
+(cd "$here" && npx node scripts/bench/mutation-scores.ts --machine "$out/machine.json")
 cp "$here/stryker.house.config.mjs" "$here/vitest.mutate-house.config.ts" "$before/"
 cp "$here/stryker.house.config.mjs" "$here/vitest.mutate-house.config.ts" "$after/"
 

@@ -140,6 +140,8 @@ describe('shareStoredMessages', () => {
           expect(found.node).toBe(plainFound.node);
           // What the trie left for sharedRecordMemory (record-sharing.ts takes the same hints).
           const equalStored = takeEqualStored(sent) ?? [];
+          // Taken once: the array searched again later gets that search's hints, never these.
+          expect(takeEqualStored(sent)).toBeUndefined();
           shareStoredMessages(sent, found.node, equalStored);
           // Same objects at the same places: the stored ones where comparing shared, else each its own.
           const stored = new Set(pathMessages(found.node));

@@ -54,13 +54,28 @@ module.exports = {
     {
       // Miles' rules and the fakes' speed machinery apart (docs/session-server.md "What it implements"):
       // a rule module declares the interface it works through; only the composition module plugs the
-      // fast implementation in. fast/ may import the rules (it implements their interfaces), never the
-      // other way round.
+      // fast implementation in. fast/ names the interfaces it implements (type-only imports; see
+      // speed-imports-no-rules) and imports no rule module's code.
       name: 'speed-only-through-composition',
       severity: 'error',
       comment: 'fakes/{session,policy}/fast/ is imported only by fast/ itself and the compose.ts beside it',
       from: { pathNot: [SUPPORT, '^fakes/(session|policy)/(fast/|compose\\.ts$)'] },
       to: { path: '^fakes/(session|policy)/fast/' },
+    },
+    {
+      // The other direction: speed code gets Miles' rules it reuses through the composition (compose.ts
+      // hands them in: the strict matcher's keys, the merge rules, the plain leaf fields) or from neutral
+      // modules (fakes/session/values/, common/), never by importing a rule module. A type-only import
+      // names the interface a rule module declares and fast/ implements; it is erased and stays allowed.
+      name: 'speed-imports-no-rules',
+      severity: 'error',
+      comment: 'fakes/{session,policy}/fast/ imports no rule module (values only from values/ and common/)',
+      from: { path: '^fakes/(session|policy)/fast/', pathNot: SUPPORT },
+      to: {
+        path: '^fakes/(session|policy)/',
+        pathNot: '^fakes/(session|policy)/(fast|values)/',
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'product-never-imports-support',
@@ -81,6 +96,6 @@ module.exports = {
     parser: 'swc',
     tsPreCompilationDeps: true,
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|\\.stryker-tmp|reports)/' },
+    exclude: { path: '^(node_modules|\\.stryker-tmp[^/]*|reports)/' },
   },
 };

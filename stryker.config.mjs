@@ -17,6 +17,7 @@ export default {
     'fakes/session/fast/deferred-leaf.ts',
     'fakes/session/fast/run-leaf-fields.ts',
     'fakes/session/turn-sample.ts',
+    'fakes/session/values/turn-tokens.ts',
     'fakes/session/hooks/drop-retries.ts',
     'fakes/session/hooks/default-postprocess.ts',
     'fakes/session/wire/codec.ts',

@@ -1,6 +1,20 @@
 import { z } from 'zod';
 import { parseJson } from '../common/python-json/loads.ts';
 
+/**
+ * The emission faults: `think_in_content` (no reasoning parser: the think block stays in the content),
+ * `char_tokens` (the content sampled one token per character), and four tool-call parser faults.
+ */
+export const EMIT_FAULTS = [
+  'think_in_content',
+  'char_tokens',
+  'tool_call_zero_args',
+  'tool_call_literal_end',
+  'tool_call_split_markers',
+  'tool_call_numbers_as_strings',
+] as const;
+export type EmitFault = (typeof EMIT_FAULTS)[number];
+
 /** The `x-harness-directive` header's JSON (docs/architecture.md "Policy directives"); all keys optional. */
 export const DirectiveSchema = z.strictObject({
   finish_reason: z.enum(['stop', 'length', 'abort', 'tool_calls']).optional(),
@@ -22,6 +36,11 @@ export const DirectiveSchema = z.strictObject({
    * `<|endoftext|>` (151643) in place of `<|im_end|>`, a stop the field sees (docs/field-failures.md).
    */
   end_token: z.enum(['endoftext']).optional(),
+  /**
+   * Emit the reply with a fault the field reports between the ids a policy samples and the message its
+   * parsers return (Qwen3 only; fakes/policy/emit-fault.ts, docs/field-failures.md "In fuzzing").
+   */
+  fault: z.enum(EMIT_FAULTS).optional(),
   /** Reply length in words (synthetic mode). */
   completion_words: z.number().int().min(0).max(100_000).optional(),
   /** Answer this non-200 instead of a completion. */

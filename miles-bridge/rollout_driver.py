@@ -27,6 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import newer_session  # noqa: E402
 import qwen3_mode  # noqa: E402
 import standins  # noqa: E402
 
@@ -540,7 +541,11 @@ def main(argv) -> int:
     if tokenizer == "qwen3":
         # Miles' load_tokenizer over args.hf_checkpoint (the argv names the tokenizer directory) gives the
         # HF-equal tokenizer; Miles' own chat_template_utils (its qwen3 family and template) is imported.
-        qwen3_mode.install_qwen3_tokenizer(miles_root, Path(request["tokenizer_dir"]), replaced)
+        # The rollout side is 31f1ca96's tree (its TITO family a module, not the newer package): nothing adapted.
+        adapted = newer_session.Adaptations()
+        qwen3_mode.install_qwen3_tokenizer(miles_root, Path(request["tokenizer_dir"]), replaced, adapted)
+        for what, why in adapted.items:
+            print(f"adapted {what}: {why}", file=sys.stderr, flush=True)
     else:
         standins.install_toy_tokenizer(miles_root, request.get("vocabulary", []), replaced)
     install_rollout_standins(replaced, request["chat_request_fields"])

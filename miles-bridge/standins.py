@@ -1,10 +1,13 @@
-"""What the launcher puts in place of modules that cannot be imported on a Debian machine, each named with
-its reason. `install_dependency_standins` only acts where the real import fails, so in Miles' own image the
-real packages are used; `install_toy_tokenizer` always acts (there is no model checkpoint on this path).
+"""What the bridge puts in place of modules that cannot be imported on a Debian machine, each named with
+its reason: the one stand-in installer of miles-bridge/. `install_dependency_standins` (the session server,
+the rollout driver, the oracles) and `install_dump_standins` (Miles' dump writers, dumps/write_dumps.py)
+only act where the real import fails, so in Miles' own image the real packages are used;
+`install_toy_tokenizer` always acts (there is no model checkpoint on this path).
 """
 
 import base64
 import importlib
+import importlib.util
 import json
 import logging
 import sys
@@ -84,16 +87,32 @@ def _torch_standin(replaced: Replacements) -> None:
     replaced.add("torch", "not installed; the session path uses it only in type annotations (miles/utils/types.py)")
 
 
+def _unavailable(name: str):
+    """A callable standing in for `name` that refuses to run: the paths here import it but never call it."""
+
+    def call(*_args, **_kwargs):
+        raise RuntimeError(f"{name} is a stand-in (miles-bridge/standins.py); this path must not call it")
+
+    call.__name__ = name.rsplit(".", 1)[-1]
+    return call
+
+
 def _ray_standin(replaced: Replacements) -> None:
     if importable("ray"):
         return
-
-    def _unavailable(*_args, **_kwargs):
-        raise RuntimeError("ray is not available in the CPU session-server launcher")
-
-    ray = standin_module("ray", remote=_unavailable, get=_unavailable, init=_unavailable)
-    ray.__getattr__ = lambda name: _unavailable  # any other attribute: callable that refuses
-    replaced.add("ray", "not in Debian; imported by miles/utils/misc.py but never called on the session path")
+    ray = standin_package("ray")
+    ray.__getattr__ = lambda name: _unavailable(f"ray.{name}")  # any attribute: a callable that refuses
+    # What miles.utils.object_store and miles.utils.ray_utils import at module level (the dump writers).
+    standin_package("ray.util")
+    strategies = standin_package("ray.util.scheduling_strategies")
+    strategies.NodeAffinitySchedulingStrategy = _unavailable("ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy")
+    standin_package("ray.util.state").list_nodes = _unavailable("ray.util.state.list_nodes")
+    replaced.add(
+        "ray",
+        "not in Debian; imported by miles/utils/misc.py, object_store.py and ray_utils.py but never called on "
+        "the session path or by the dump writers (the object store is only used by split_train_data_by_dp, "
+        "which the dump path replaces with the *_raw split functions)",
+    )
 
 
 def _pybase64_standin(replaced: Replacements) -> None:
@@ -125,10 +144,16 @@ def _logging_utils_standin(replaced: Replacements) -> None:
     def configure_logger_raw(name: str = "") -> None:
         logging.basicConfig(level=logging.INFO, format=f"[%(asctime)s {name}] %(filename)s:%(lineno)d - %(message)s")
 
-    standin_module("miles.utils.logging_utils", configure_logger_raw=configure_logger_raw)
+    standin_module(
+        "miles.utils.logging_utils",
+        configure_logger_raw=configure_logger_raw,
+        configure_logger=_unavailable("miles.utils.logging_utils.configure_logger"),
+        configure_strict_async_warnings=_unavailable("miles.utils.logging_utils.configure_strict_async_warnings"),
+    )
     replaced.add(
         "miles.utils.logging_utils",
-        "its audit imports need pydantic 2 (Discriminator, TypeAdapter); only configure_logger_raw is used here",
+        "its audit imports need pydantic 2 (Discriminator, TypeAdapter); only configure_logger_raw is used here "
+        "(the session path calls it; the dump writers import it through miles.utils.http_utils)",
     )
 
 
@@ -158,6 +183,91 @@ def install_dependency_standins(miles_root: Path) -> Replacements:
     _pydantic_model_dump_shim(replaced)
     _logging_utils_standin(replaced)
     return replaced
+
+
+def _training_parallel_standin(replaced: Replacements) -> None:
+    if importable("torch.distributed.device_mesh"):
+        return
+    # save_debug_train_data (the wrapper) asks the process group for its rank; the writer below it,
+    # save_debug_train_data_for_rank, takes rank/cp_rank/cp_size as arguments and is what runs here.
+    name = "miles.backends.training_utils.parallel"
+    standin_module(name, get_parallel_state=_unavailable(f"{name}.get_parallel_state"))
+    replaced.add(
+        name,
+        "Debian's torch build has no torch.distributed.device_mesh, which this module imports; only "
+        "get_parallel_state is referenced (by save_debug_train_data, not called here)",
+    )
+
+
+def _tracking_standin(replaced: Replacements) -> None:
+    if importable("pydantic") and hasattr(importlib.import_module("pydantic"), "TypeAdapter") and importable(
+        "miles.utils.tracking_utils"
+    ):
+        return
+    sys.modules.pop("miles.utils.tracking_utils", None)
+    # log_rollout_data prints its dict with logger.info (the line a launcher log holds), then hands it to
+    # tracking.log for wandb/tensorboard; that module needs pydantic 2. The log line is the product here.
+    standin_package("miles.utils.tracking_utils").tracking = standin_module(
+        "miles.utils.tracking_utils.tracking", log=lambda *_args, **_kwargs: None
+    )
+    replaced.add(
+        "miles.utils.tracking_utils",
+        "its backends need pydantic 2 (Debian has 1); log_rollout_data's logger.info line is what is kept, "
+        "the tracking.log call after it (wandb/tensorboard) does nothing here",
+    )
+
+
+def install_dump_standins(miles_root: Path, *, tracking: bool) -> Replacements:
+    """What Miles' dump writers import but never call on this path, so they run on CPU with Debian's
+    python3-torch. With `tracking`, log_rollout_data runs too: its tracking backend becomes a no-op."""
+    replaced = Replacements()
+    sys.path.insert(0, str(miles_root))
+    _ray_standin(replaced)
+    _training_parallel_standin(replaced)
+    _logging_utils_standin(replaced)
+    if (miles_root / "miles" / "utils" / "routed_experts.py").is_file():
+        # The newer Miles' routed_experts.py (imported by its types.py and debug_data.py,
+        # sii-avalanche/miles@4d412b5a) imports pybase64 at module level; 31f1ca96's writers never do.
+        _pybase64_standin(replaced)
+    if tracking:
+        _tracking_standin(replaced)
+    return replaced
+
+
+def install_sample_adapter(sample_class, replaced: Replacements) -> None:
+    """The tree's 31f1ca96 conversion (miles/ray/rollout/train_data_conversion.py) reads `sample.adapter`
+    (Multi-LoRA); the newer Sample of sii-avalanche/miles@4d412b5a miles/utils/types.py predates that
+    field. Without an adapter the conversion takes its adapter-less branch, as every recipe sample does:
+    the class gets `adapter = None`. Nothing is changed where the field exists."""
+    if "adapter" in getattr(sample_class, "__dataclass_fields__", {}) or hasattr(sample_class, "adapter"):
+        return
+    sample_class.adapter = None
+    replaced.add(
+        "miles.utils.types.Sample.adapter",
+        "this tree's Sample (sii-avalanche/miles@4d412b5a) predates Multi-LoRA adapters, which the tree's "
+        "train_data_conversion.py (31f1ca96) reads; None, the adapter-less branch every recipe sample takes",
+    )
+
+
+def install_adapter_ref(types_module, replaced: Replacements) -> None:
+    """The newer normalised metrics.py imports `AdapterRef` from miles.utils.types only to annotate its
+    rollout keys; sii-avalanche/miles@4d412b5a's types.py predates it (as scripts/oracles/metrics_next_oracle.py)."""
+    if hasattr(types_module, "AdapterRef"):
+        return
+    types_module.AdapterRef = object
+    replaced.add(
+        "miles.utils.types.AdapterRef",
+        "this tree's types.py predates Multi-LoRA adapters; the metrics.py given only names it in annotations",
+    )
+
+
+def load_module_from(name: str, path: str) -> types.ModuleType:
+    """A Miles module from a file outside the tree (--metrics-py), under its own module name."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def install_load_tokenizer(load_tokenizer, why: str, replaced: Replacements) -> None:

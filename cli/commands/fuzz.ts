@@ -7,10 +7,12 @@ import { EXIT } from '../../common/exit-codes.ts';
 import { checkOutputFile } from '../../common/output-path.ts';
 import { plural } from '../../common/plural.ts';
 import { wholeNumber } from '../../common/whole-number.ts';
+import { FaultKindSchema } from '../../contracts/fault-scenario.ts';
 import { type MilesProfile, milesProfileLine } from '../../contracts/miles-profile.ts';
 import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
 import { identityHolds, lostTotal } from '../../replay/accounting/schema.ts';
+import type { FaultCensus } from '../../replay/fuzz/fault-census.ts';
 import { DEFAULT_FAULT_RATE, FUZZ_FAULT_KINDS, faultParams } from '../../replay/fuzz/faults.ts';
 import { type FuzzResult, runFuzz } from '../../replay/fuzz/run-fuzz.ts';
 import type { CliCommand, CliIo } from '../io.ts';
@@ -79,12 +81,28 @@ function jsonOf(result: FuzzResult, profile: MilesProfile) {
       command: f.command,
       batch: f.batch,
       shrinks: f.shrinks,
+      faults: f.faults,
     })),
     shard: `${result.shard.index + 1}/${result.shard.count}`,
     cases: result.cases,
+    episodes: result.episodes,
+    faults: result.faults,
+    findings: result.findings,
     accounting: result.accounting,
     accounting_identity_holds: identityHolds(result.accounting),
   };
+}
+
+/** `kind ×N, …` in the catalogue's order, or `none`. */
+function censusText(census: FaultCensus): string {
+  const parts = FaultKindSchema.options.flatMap((k) => (census[k] ? [`${k} ×${census[k]}`] : []));
+  return parts.length === 0 ? 'none' : parts.join(', ');
+}
+
+/** `check ×N, …`, or `none`. */
+function findingsText(findings: Readonly<Record<string, number>>): string {
+  const parts = Object.entries(findings).map(([check, n]) => `${check} ×${n}`);
+  return parts.length === 0 ? 'none' : parts.join(', ');
 }
 
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
@@ -132,11 +150,13 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   people.write(
     `fuzz: ${plural(result.cases, 'case')} (shard ${index}/${count} of ${result.runs}, seed ${result.seed}) in ${seconds} s, ${milesProfileLine(flags.miles_profile)}\n` +
+      `episodes: ${result.episodes}; faults mixed: ${censusText(result.faults)}\n` +
+      `findings (cases): ${findingsText(result.findings)}\n` +
       `tokens: ${a.completion_tokens} completion = ${a.trained_tokens} trained + ${a.masked_shared_tokens} masked shared + ${lostTotal(a)} lost (${identityHolds(a) ? 'identity holds' : 'IDENTITY BROKEN'})\n`,
   );
   for (const f of result.failures)
     people.write(
-      `FAIL ${f.checks.join(', ')}: shrunk in ${plural(f.shrinks, 'step')} to ${plural(f.batch.groupSeeds.length, 'group')} × ${plural(f.batch.samples, 'rollout')}; scripts in ${dirname(f.prompts)}\nreproduce: ${f.command}\n`,
+      `FAIL ${f.checks.join(', ')}: shrunk in ${plural(f.shrinks, 'step')} to ${plural(f.batch.groupSeeds.length, 'group')} × ${plural(f.batch.samples, 'rollout')}; faults carried: ${censusText(f.faults)}; scripts in ${dirname(f.prompts)}\nreproduce: ${f.command}\n`,
     );
   if (flags.json) io.stdout.write(`${JSON.stringify(jsonOf(result, flags.miles_profile))}\n`);
   return result.failures.length > 0 || !identityHolds(a) ? 1 : 0;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EMIT_FAULTS } from '../../contracts/directive.ts';
 import { SampleStatusSchema } from '../../contracts/wire-sample.ts';
 
 /**
@@ -60,6 +61,16 @@ export const CallSpecSchema = z.strictObject({
   context_error: z.boolean().optional(),
   /** Completed (200) replies the client throws away and re-sends, as a retry after a client-side failure. */
   discard: z.number().int().min(0).max(2).optional(),
+  /**
+   * The engine aborts the first attempt (a weight update, a preemption) and answers 200 with
+   * `finish_reason: "abort"` and the reply's first half; the agent retries the turn (radixark/miles#3337).
+   */
+  upstream_abort: z.boolean().optional(),
+  /**
+   * The policy's ids and its parsed message disagree as the field reports (the directive's `fault`; qwen3
+   * only): a think block left in the content, a per-character tokenization, a tool-call parser fault.
+   */
+  emit_fault: z.enum(EMIT_FAULTS).optional(),
 });
 export type CallSpec = z.infer<typeof CallSpecSchema>;
 
@@ -102,6 +113,30 @@ export const TurnSchema = CallSpecSchema.extend({
   send_timeout: z.boolean().optional(),
   /** This turn's commands run past `--agent-timeout` (simulated: no wall time): TimeLimitExceeded. */
   timeout: z.boolean().optional(),
+  /**
+   * The agent's framework restarts its conversation: this turn re-sends the episode's first request
+   * (empty history, the first prompt) after replies were committed (radixark/miles#1826).
+   */
+  restart: z.boolean().optional(),
+  /**
+   * The agent rolls its history back to the first exchange and sends this turn's prompt after it; the
+   * episode then continues past where it had been (PrimeIntellect-ai/prime-rl#2634).
+   */
+  rollback: z.boolean().optional(),
+  /** The main request goes out twice at the same moment into the session; the second reply is dropped (radixark/miles#3258). */
+  concurrent: z.boolean().optional(),
+  /** The client drops `reasoning_content` from the assistant messages it re-sends from here on (prime-rl#1334, verl#6854). */
+  strip_thinking: z.boolean().optional(),
+  /**
+   * Response-length policy `recover` (Harbor 6c9ba3f0 terminus_2.py `_query_llm`): a reply cut at the
+   * length limit is kept as an assistant turn and the model asked to re-issue it (radixark/miles#2806).
+   */
+  recover: z.boolean().optional(),
+  /**
+   * The observation of this turn's commands goes back as a `tool` message answering the reply's tool call
+   * (an assistant→tool boundary, volcengine/verl#3720) instead of a user message.
+   */
+  tool_response: z.boolean().optional(),
 });
 export type Turn = z.infer<typeof TurnSchema>;
 

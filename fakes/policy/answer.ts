@@ -5,6 +5,7 @@ import { type TitoFamily, titoFamily } from '../tokenizer/tito.ts';
 import { buildChatCompletion, completionId, errorBody } from './completion.ts';
 import { contextLimitMessage } from './context-limit.ts';
 import { Counter } from './counter.ts';
+import { emitFault } from './emit-fault.ts';
 import type { IdsHashes } from './ids-hashes.ts';
 import { idsFor, truncateToLength } from './length-cut.ts';
 import type { PolicyMode, PolicyOptions } from './options.ts';
@@ -172,10 +173,25 @@ function endWith(family: AnswerState['family'], ids: number[], token: 'endoftext
 }
 
 /** The reply as SGLang's completion; the prompt and completion go into the prefix cache. */
-function completed(state: AnswerState, chat: ChatInput, reply: Reply): Answer {
+function completed(state: AnswerState, chat: ChatInput, given: Reply): Answer {
+  let reply = given;
+  let faultIds: number[] | undefined;
+  const fault = chat.directive?.fault;
+  // A cut reply is emitted as cut: the fault belongs to a finished one.
+  if (fault !== undefined && !reply.cut) {
+    const faulty = emitFault(state.family, reply.message, reply.finishReason, fault);
+    if (typeof faulty === 'string') return refusal(400, faulty);
+    reply = { ...reply, message: faulty.message, finishReason: faulty.finishReason };
+    faultIds = faulty.ids;
+  }
   // Stated ids (the script's, else the directive's) are emitted as they are: a fault no message renders to.
   let completionIds =
-    reply.statedIds ?? chat.directive?.completion_ids ?? idsFor(state.family, reply.message, reply.cut);
+    reply.statedIds ??
+    chat.directive?.completion_ids ??
+    faultIds ??
+    // An aborted generation stops where the engine stopped it: its ids carry no stop token, as a cut
+    // reply's do not (fixtures/field-failures/upstream-abort.json states such ids, radixark/miles#3337).
+    idsFor(state.family, reply.message, reply.cut || reply.finishReason === 'abort');
   const endToken = chat.directive?.end_token;
   if (endToken !== undefined) {
     const swapped = endWith(state.family, [...completionIds], endToken);

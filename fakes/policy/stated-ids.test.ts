@@ -62,6 +62,15 @@ describe('stated completion ids', () => {
     expect(await outputIds({ [TRACE_TURN_HEADER]: '1', [DIRECTIVE_HEADER]: directive })).toEqual([5, 6]);
   });
 
+  it('emits an aborted reply without its stop token, as the engine stopped it', async () => {
+    // "ok" is one toy word: a finished reply is [word, end], an aborted one [word].
+    const finished = await outputIds({ [TRACE_TURN_HEADER]: '1' });
+    const abort = JSON.stringify({ finish_reason: 'abort' });
+    expect(await outputIds({ [TRACE_TURN_HEADER]: '1', [DIRECTIVE_HEADER]: abort })).toEqual(
+      finished.slice(0, 1),
+    );
+  });
+
   it('refuses end_token endoftext on the toy family, which has no <|endoftext|>', async () => {
     const response = await fetch('http://stated.test/v1/chat/completions', {
       method: 'POST',

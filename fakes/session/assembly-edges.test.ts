@@ -4,8 +4,8 @@ import { titoFamily } from '../tokenizer/tito.ts';
 import {
   AssemblyError,
   buildLeafMaterial,
-  checkPair,
   computeTurnSamples,
+  mergeRules,
   mergeTurnSamples,
   truncateByTotalTokens,
 } from './assembly.ts';
@@ -13,7 +13,7 @@ import type { SessionRecord } from './record.ts';
 import { addTurn } from './testing/build-tree.ts';
 import { turnWireSample } from './testing/turn-wire-sample.ts';
 import { SessionTree } from './tree.ts';
-import { toTurnSample } from './turn-sample.ts';
+import { toTurnSample } from './values/turn-tokens.ts';
 
 /**
  * The edges of per-leaf assembly (radixark/miles@31f1ca96 miles/rollout/session/v2/utils.py
@@ -195,7 +195,7 @@ describe('truncation and the fold', () => {
     const experts = { shape: [1], data: [3] };
     const a = toTurnSample(turn({ tokens: [1, 10], response_length: 1, rollout_indexer_topk: experts }));
     const b = toTurnSample(turn({ tokens: [1, 10, 5, 20], response_length: 1 }));
-    expect(thrown(() => checkPair(a, b))).toMatchObject({
+    expect(thrown(() => mergeRules.checkPair(a, b))).toMatchObject({
       name: 'AssemblyError',
       message: 'cannot merge: a has rollout_indexer_topk but b does not',
     });

@@ -7,17 +7,16 @@ import { TokenSnapshot } from './token-snapshot.ts';
 import type { SessionTree, TrajectoryNode } from './tree.ts';
 import { pathNodes } from './tree.ts';
 import { turnArgsOf } from './turn-args.ts';
+import { startsWith, stripLastOutputTokens } from './turn-sample.ts';
 import {
   type Decoder,
   type Head,
   sliceTokens,
-  startsWith,
-  stripLastOutputTokens,
   type TurnSample,
   tokenCount,
   toTurnSample,
   toWireSample,
-} from './turn-sample.ts';
+} from './values/turn-tokens.ts';
 import { clipSpans, SpanAssertionError, spansOfRecord, zeroSpecInfo } from './weight-version-spans.ts';
 
 /**
@@ -26,7 +25,8 @@ import { clipSpans, SpanAssertionError, spansOfRecord, zeroSpecInfo } from './we
  * tokens trimmed against the leaf snapshot, cut to `max_seq_len`, then folded left into one sample.
  * Miles' rules on plain lists; the samples op's default keeps the fold's per-token pieces as runs
  * instead and hands them on deferred (fast/run-leaf-fields.ts, through `LeafTokenFields`), reusing the
- * pair check, the stop rule and the merged fields from here.
+ * pair check, the stop rule and the merged fields from here (`MergeRules`, which compose.ts hands over:
+ * fast/ imports no rule).
  */
 
 /** Miles' `AssertionError`/`ValueError` in assembly: the samples op answers 422 with this text. */
@@ -84,7 +84,7 @@ function filled(n: number, v: number): number[] {
 }
 
 /** `[1] * n`. */
-export const ones = (n: number): number[] => filled(n, 1);
+const ones = (n: number): number[] => filled(n, 1);
 
 /** `[0] * n` (`[0.0] * n` for log-probs). */
 const zeros = (n: number): number[] => filled(n, 0);
@@ -108,7 +108,7 @@ function intOr0(v: unknown): number {
 }
 
 /** `record.request["input_ids"]`, the prompt the record was sent with; null when it is not a list. */
-export function plainPromptIds(record: SessionRecord): Head | null {
+function plainPromptIds(record: SessionRecord): Head | null {
   const prompt = record.request.input_ids;
   return Array.isArray(prompt) ? (prompt as number[]) : null;
 }
@@ -279,7 +279,7 @@ function lifecycleList(metadata: Record<string, unknown>): unknown[] {
  * The length `_fill_defaults` gives a missing `loss_mask` (ones) or `rollout_log_probs` (zeros):
  * `response_length` (radixark/miles@31f1ca96 miles/rollout/generate_utils/sample_utils.py).
  */
-export function defaultPerTokenLength(s: TurnSample): number {
+function defaultPerTokenLength(s: TurnSample): number {
   return s.response_length;
 }
 
@@ -303,7 +303,7 @@ function validate(s: TurnSample): void {
  * them, and `b`'s replay tensors at least as long as `a`'s. Returns `obs_len`. (Its prompt check always
  * holds here: a session sample's `prompt` is the default empty string.)
  */
-export function checkPair(a: TurnSample, b: TurnSample): number {
+function checkPair(a: TurnSample, b: TurnSample): number {
   const obsLen = tokenCount(b) - tokenCount(a) - b.response_length;
   validate(a);
   validate(b);
@@ -331,7 +331,7 @@ export interface PerTokenLists {
  * status and replay tensors, the weight versions and lifecycles concatenated, the prefix-cache counts
  * summed, `a`'s reward.
  */
-export function mergedSample(
+function mergedSample(
   a: TurnSample,
   b: TurnSample,
   obsLen: number,
@@ -392,7 +392,7 @@ function foldStops(acc: TurnSample, next: TurnSample): boolean {
 }
 
 /** `merge_samples`: `samples` folded left by `mergePair` until `foldStops`. */
-export function mergeSamples(
+function mergeSamples(
   samples: readonly TurnSample[],
   mergePair: (a: TurnSample, b: TurnSample) => TurnSample,
 ): TurnSample {
@@ -405,6 +405,19 @@ export function mergeSamples(
   }
   return acc;
 }
+
+/**
+ * What a fold that keeps its per-token pieces elsewhere reuses of Miles' merge (fast/run-fold.ts, handed
+ * over by compose.ts): the pair check, the merged fields, the stop rule and `_fill_defaults`' length.
+ */
+export interface MergeRules {
+  readonly checkPair: typeof checkPair;
+  readonly mergedSample: typeof mergedSample;
+  readonly mergeSamples: typeof mergeSamples;
+  readonly defaultPerTokenLength: typeof defaultPerTokenLength;
+}
+
+export const mergeRules: MergeRules = { checkPair, mergedSample, mergeSamples, defaultPerTokenLength };
 
 /** `merge_samples` on whole wire samples (what `computeTurnSamples` returns). */
 export function mergeTurnSamples(samples: readonly WireSample[], decode: Decoder): WireSample {

@@ -77,6 +77,17 @@ export function sameStrictFields(a: unknown, b: unknown): boolean {
   return true;
 }
 
+/**
+ * The strict matcher as an index over message keys uses it (fast/message-trie.ts, handed over by
+ * compose.ts): the key, and the shortcut that proves two keys equal without building them.
+ */
+export interface StrictKeys {
+  readonly key: typeof strictMessageKey;
+  readonly sameFields: typeof sameStrictFields;
+}
+
+export const strictKeys: StrictKeys = { key: strictMessageKey, sameFields: sameStrictFields };
+
 /** `strict(stored, request)`. */
 export function strictMatch(stored: unknown, request: unknown): boolean {
   return strictMessageKey(stored) === strictMessageKey(request);

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { messageTrie } from './compose.ts';
 import type { SessionRecord } from './record.ts';
-import { isTruncated, NodeCapError, pathMessages, SessionTree, type TrajectoryNode } from './tree.ts';
+import {
+  isTruncated,
+  MAX_NODES,
+  NodeCapError,
+  pathMessages,
+  SessionTree,
+  type TrajectoryNode,
+} from './tree.ts';
 
 // Shapes from Miles' tests/fast/router/test_tree_trajectory.py (radixark/miles@31f1ca96).
 const S = { role: 'system', content: 'sys' };
@@ -74,6 +82,24 @@ describe('attach-point search', () => {
     const deeper = commit(tree, other, [T1, A2]);
     const deepest = commit(tree, deeper, [T2, A3]);
     expect(tree.findAttachPoint([S, m('user', 'other'), A1, T1, A2, T2, A3, T1]).node).toBe(deepest);
+  });
+
+  // find_attach_point (radixark/miles@31f1ca96 miles/rollout/session/v2/tree_trajectory.py): the deepest
+  // match wins, a tie on depth the latest seq, whatever order the walk meets them in.
+  it.each([
+    ['the walk', () => new SessionTree()],
+    ['the trie', () => new SessionTree(MAX_NODES, messageTrie())],
+  ])('keeps the later seq of a tie met first, and no later shallower match (%s)', (_name, make) => {
+    const tree = make();
+    const root = commit(tree, null, [S, U, A1]);
+    // A root holding the child's whole path (seq 1) ties with the child (seq 2) at five messages; the walk
+    // meets the child first (depth first from the first root), then this root, then the shallow twin root.
+    commit(tree, null, [S, U, A1, T1, A2]);
+    const child = commit(tree, root, [T1, A2]);
+    commit(tree, null, [S, U, A1]);
+    const found = tree.findAttachPoint([S, U, A1, T1, A2, T2]);
+    expect(found.node).toBe(child);
+    expect(found.matched).toBe(5);
   });
 
   it('handles a 1024-deep chain and then refuses the next node (node cap)', () => {

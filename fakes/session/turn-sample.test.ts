@@ -2,16 +2,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WireSample } from '../../contracts/wire-sample.ts';
 import { TokenSnapshot } from './token-snapshot.ts';
+import { startsWith, stripLastOutputTokens } from './turn-sample.ts';
 import {
   SnapshotPrefix,
   sliceTokens,
-  startsWith,
-  stripLastOutputTokens,
   type TurnSample,
   tokenCount,
   toTurnSample,
   toWireSample,
-} from './turn-sample.ts';
+} from './values/turn-tokens.ts';
 
 // The oracle is the one-array sample Miles keeps (`Sample.tokens`), with Python's slice rules written out
 // by hand: every two-part operation must give what the joined list gives.

@@ -9,7 +9,8 @@ and save_debug_train_data_for_rank for each rank (train_data/<N>_<rank>.pt). Wit
 log_rollout_data runs after the dump, as RolloutManager.generate calls it, and its `perf N: {...}` line
 (logger.info) is appended to FILE, so the log is what a run's launcher log holds. Eval entries go through
 save_debug_rollout_data(evaluation=True) (rollout_data/eval_<N>.pt). Miles is imported from --miles-root;
-only modules that fail to import here are replaced (stand_ins.py names each one and why).
+only modules that fail to import here are replaced (miles-bridge/standins.py `install_dump_standins` names
+each one and why).
 
 What a real run adds is not reproduced: the trainer's own columns (log_probs, advantages, ...) and the
 object store's codec between the split and the trainer.
@@ -103,11 +104,12 @@ def main(argv=None):
     except SystemExit as exit_:
         return EXIT_OK if exit_.code == 0 else EXIT_USAGE
 
-    sys.path.insert(0, options.miles_root)
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import stand_ins
+    # The bridge's one stand-in installer lives one folder up (miles-bridge/standins.py).
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    import standins
 
-    replaced = stand_ins.install(tracking=options.log is not None, miles_root=options.miles_root)
+    replacements = standins.install_dump_standins(Path(options.miles_root), tracking=options.log is not None)
+    replaced = replacements.items
     try:
         from miles.ray.rollout.debug_data import save_debug_rollout_data
         from miles.ray.rollout.rollout_data_conversion import postprocess_rollout_data
@@ -124,15 +126,15 @@ def main(argv=None):
         if options.log and options.metrics_py:
             import miles.utils.types as types_module
 
-            stand_ins.install_adapter_ref(types_module)
-            log_rollout_data = stand_ins.load_module_from("miles.ray.rollout.metrics", options.metrics_py).log_rollout_data
+            standins.install_adapter_ref(types_module, replacements)
+            log_rollout_data = standins.load_module_from("miles.ray.rollout.metrics", options.metrics_py).log_rollout_data
         elif options.log:
             from miles.ray.rollout.metrics import log_rollout_data
     except ImportError as error:
         print(f"write_dumps: cannot import Miles from {options.miles_root}: {error}", file=sys.stderr)
         return EXIT_MISSING
 
-    stand_ins.install_sample_adapter(Sample)
+    standins.install_sample_adapter(Sample, replacements)
     if options.log:
         import logging
 

@@ -11,6 +11,7 @@ import { writeEpisodeScripts } from '../../fakes/harbor/generator/write-scripts.
 import { recipeFamily, type TokenizerName } from '../../fakes/tokenizer/tito.ts';
 import type { ReplayOptions } from '../run-replay.ts';
 import { type FuzzBatch, fuzzGeneratorParams } from './batch.ts';
+import { type FaultCensus, faultCensus } from './fault-census.ts';
 
 /** The replay seed of every fuzz case: each group has its own prompt, so the order does not matter. */
 const FUZZ_REPLAY_SEED = 1;
@@ -22,6 +23,8 @@ export interface MaterializedBatch {
   readonly options: ReplayOptions;
   /** The shell command that replays the batch with `harness replay`. */
   readonly command: string;
+  /** The catalogue fault kinds the batch's episodes carry (fault-census.ts). */
+  readonly faults: FaultCensus;
 }
 
 /**
@@ -115,5 +118,5 @@ export async function materializeBatch(
     ...(tokenizer === 'qwen3' ? ['--tokenizer', 'qwen3'] : []),
     ...(milesProfile === DEFAULT_MILES_PROFILE ? [] : ['--miles-profile', milesProfile.name]),
   ].join(' ');
-  return { episodes, prompts, options, command };
+  return { episodes, prompts, options, command, faults: faultCensus(generated, batch.samples) };
 }

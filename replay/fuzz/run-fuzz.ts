@@ -10,6 +10,7 @@ import { addAccounting, emptyAccounting, type TokenAccounting } from '../account
 import type { ReplayReport } from '../report/schema.ts';
 import { type ReplayOptions, runReplay } from '../run-replay.ts';
 import { type FuzzBatch, fuzzBatchArbitrary } from './batch.ts';
+import { addCensus, type FaultCensus } from './fault-census.ts';
 import { type MaterializedBatch, materializeBatch } from './materialize.ts';
 
 /**
@@ -56,6 +57,8 @@ interface FuzzFailure {
   readonly command: string;
   readonly batch: FuzzBatch;
   readonly shrinks: number;
+  /** The catalogue fault kinds the shrunk batch's episodes carry. */
+  readonly faults: FaultCensus;
 }
 
 export interface FuzzResult {
@@ -67,6 +70,12 @@ export interface FuzzResult {
   readonly failures: FuzzFailure[];
   /** The token accounting summed over every case of the shard. */
   readonly accounting: TokenAccounting;
+  /** Rollouts played first by the cases (groups × samples; shrinking not counted). */
+  readonly episodes: number;
+  /** Catalogue faults the cases' episodes carried, per kind (shrinking not counted). */
+  readonly faults: FaultCensus;
+  /** Per check, the cases where it found something (Miles' own behaviour: reported, not a failure). */
+  readonly findings: Readonly<Record<string, number>>;
 }
 
 /** This shard's share of the campaign: runs r with r mod K = I. */
@@ -117,15 +126,22 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   const accounting = emptyAccounting();
   const scratch = await mkdtemp(join(tmpdir(), 'harness-fuzz-'));
   let cases = 0;
+  let episodes = 0;
+  const faults: FaultCensus = {};
+  const findings: Record<string, number> = {};
   let shrinking = false;
   try {
     const property = fc.asyncProperty(fuzzBatchArbitrary, async (batch) => {
       const dir = join(scratch, String(cases) + (shrinking ? '-shrink' : ''));
       try {
-        const { report, failed } = await playBatch(batch, dir, options);
+        const { report, failed, materialized } = await playBatch(batch, dir, options);
         if (!shrinking) {
           // Cases before the first failure; afterwards fast-check only shrinks.
           cases += 1;
+          episodes += batch.groupSeeds.length * batch.samples;
+          addCensus(faults, materialized.faults);
+          for (const check of report?.checks ?? [])
+            if (check.verdict === 'finding') findings[check.name] = (findings[check.name] ?? 0) + 1;
           for (const step of report?.steps ?? []) addAccounting(accounting, step.accounting);
           options.onProgress?.(cases, total);
         }
@@ -152,9 +168,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
         command: materialized.command,
         batch,
         shrinks: details.numShrinks,
+        faults: materialized.faults,
       });
     }
-    return { runs: options.runs, seed: options.seed, shard: options.shard, cases, failures, accounting };
+    const { runs, seed, shard } = options;
+    return { runs, seed, shard, cases, failures, accounting, episodes, faults, findings };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

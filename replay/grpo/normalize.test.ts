@@ -66,6 +66,18 @@ describe('normalizeRewards (per rollout, as Miles)', () => {
     expect(normalizeRewards(rows, { ...config, n_samples_per_prompt: 1 }).normalized).toEqual([0]);
   });
 
+  // `_normalize_rewards_by_rollout` keys a row with neither id by the tuple ("row", segment_index)
+  // (radixark/miles@31f1ca96 miles/ray/rollout/train_data_conversion.py), which no int rollout id equals.
+  it('keeps a row with neither id apart from a rollout whose id is that row’s position', () => {
+    const rows: RewardRow[] = [
+      { group_index: 0, index: 0, rollout_id: 1, reward: 1 },
+      { group_index: 0, index: null, rollout_id: null, reward: 0 },
+    ];
+    const { normalized, groups } = normalizeRewards(rows, { ...config, grpo_std_normalization: false });
+    expect(groups[0]!.members.map((m) => m.key)).toEqual(['1', "('row', 1)"]);
+    expect(normalized).toEqual([0.5, -0.5]);
+  });
+
   it('raises Miles’ error when siblings disagree', () => {
     const rows: RewardRow[] = [
       { group_index: 0, index: 10, rollout_id: null, reward: 1 },

@@ -1,4 +1,4 @@
-import { MessageTrie } from '../../fakes/session/fast/message-trie.ts';
+import { messageTrie } from '../../fakes/session/compose.ts';
 import { addTurn } from '../../fakes/session/testing/build-tree.ts';
 import { MAX_NODES, pathMessages, SessionTree, type TrajectoryNode } from '../../fakes/session/tree.ts';
 
@@ -29,7 +29,7 @@ export interface AttachBenchResult {
 
 function buildTree(nodes: number): { tree: SessionTree; leaves: TrajectoryNode[] } {
   // The server's search: the trie index (fakes/session/compose.ts), not the walk it stands in for.
-  const tree = new SessionTree(MAX_NODES, new MessageTrie());
+  const tree = new SessionTree(MAX_NODES, messageTrie());
   const leaves: TrajectoryNode[] = [];
   for (let chain = 0; tree.size < nodes; chain += 1) {
     let parent: TrajectoryNode | null = null;

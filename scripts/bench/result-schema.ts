@@ -165,3 +165,109 @@ export const BenchResultSchema = z.object({
   ]),
 });
 export type BenchResult = z.infer<typeof BenchResultSchema>;
+
+/** What a run was measured on (machine.ts `machineInfo`). */
+const MachineSchema = z.object({
+  nproc: z.number().int(),
+  memory_gib: z.number(),
+  cpu_model: z.string(),
+  node: z.string(),
+  platform: z.string(),
+  load_average_1m: z.number(),
+});
+
+/** `npm run bench:workers -- --out FILE` (workers-bench.ts, format harness-bench-workers/1). */
+export const WorkersResultSchema = z.object({
+  format: z.literal('harness-bench-workers/1'),
+  // Absent in results written before the date was recorded.
+  started_at: z.string().optional(),
+  machine: MachineSchema,
+  seed: z.number().int(),
+  workers: z.number().int(),
+  runs: z.array(
+    z.object({
+      workers: z.number().int(),
+      wall_ms: z.number(),
+      step_ms: z.array(z.number()),
+      rollouts: z.array(z.number()),
+      verdict: z.string(),
+      peak_rss_mb: z.number(),
+    }),
+  ),
+  many_over_one: z.object({ wall: z.number(), step: z.number(), peak_rss_added_mb: z.number() }),
+  step_ratio_per_pair: z.array(z.number()),
+});
+export type WorkersResult = z.infer<typeof WorkersResultSchema>;
+
+/** `npm run bench:tokenizer -- --out FILE` (tokenizer-bench.ts, format harness-bench-tokenizer/1). */
+export const TokenizerResultSchema = z.object({
+  format: z.literal('harness-bench-tokenizer/1'),
+  started_at: z.string().optional(),
+  machine: MachineSchema,
+  tokenizer: z.object({
+    load_ms: z.number(),
+    heap_added_mb: z.number(),
+    rss_added_mb: z.number(),
+    encode_tokens_per_s: z.number(),
+  }),
+  replay: z.object({
+    rollouts: z.number().int(),
+    runs: z.array(
+      z.object({
+        tokenizer: z.enum(['toy', 'qwen3']),
+        exit_code: z.number().int(),
+        wall_ms: z.number(),
+        step_ms: z.number(),
+        peak_rss_mb: z.number(),
+      }),
+    ),
+    qwen3_over_toy: z.object({ wall: z.number(), step: z.number(), peak_rss: z.number() }),
+    step_ratio_per_pair: z.array(z.number()),
+  }),
+});
+export type TokenizerResult = z.infer<typeof TokenizerResultSchema>;
+
+/** `node scripts/bench/npm-test-bench.ts --out FILE` (format harness-bench-npm-test/1). */
+export const NpmTestResultSchema = z.object({
+  format: z.literal('harness-bench-npm-test/1'),
+  started_at: z.string(),
+  machine: MachineSchema,
+  wall_s: z.number(),
+  user_s: z.number().nullable(),
+  sys_s: z.number().nullable(),
+  cpu_s: z.number().nullable(),
+  exit_code: z.number().int(),
+  summary: z.string().nullable(),
+});
+export type NpmTestFileResult = z.infer<typeof NpmTestResultSchema>;
+
+/** Stryker's kill counts of one module, as mutation-scores.ts reads them from its JSON report. */
+const MutantCountsSchema = z.object({
+  killed: z.number().int(),
+  survived: z.number().int(),
+  timeout: z.number().int(),
+  no_coverage: z.number().int(),
+  /** Mutants Stryker could not run (compile or runtime errors), outside the score. */
+  errors: z.number().int(),
+});
+
+/**
+ * Mutation scores before and after a change (`node scripts/bench/mutation-scores.ts`, format
+ * harness-mutation/1): per module set, each tree's files and counts.
+ */
+export const MutationResultSchema = z.object({
+  format: z.literal('harness-mutation/1'),
+  started_at: z.string(),
+  machine: MachineSchema,
+  configuration: z.string(),
+  trees: z.object({ before: z.string(), after: z.string() }),
+  sets: z.array(
+    z.object({
+      name: z.string(),
+      tests: z.string(),
+      before: z.array(MutantCountsSchema.extend({ file: z.string() })).nullable(),
+      after: z.array(MutantCountsSchema.extend({ file: z.string() })).nullable(),
+    }),
+  ),
+});
+export type MutationResult = z.infer<typeof MutationResultSchema>;

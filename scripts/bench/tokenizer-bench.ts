@@ -54,6 +54,7 @@ async function lastJson(args: readonly string[]): Promise<Record<string, unknown
   }
 }
 
+const startedAt = new Date().toISOString();
 const machine = await machineInfo();
 process.stderr.write('tokenizer: load and encode, 3 fresh processes\n');
 const loads = [];
@@ -99,6 +100,7 @@ const pairRatios = (key: 'wall_ms' | 'step_ms' | 'peak_rss_mb') =>
 const ratio = (key: 'wall_ms' | 'step_ms' | 'peak_rss_mb') => Math.round(median(pairRatios(key)) * 100) / 100;
 const result = {
   format: 'harness-bench-tokenizer/1',
+  started_at: startedAt,
   machine,
   tokenizer: {
     load_ms: median(loads.map((r) => num(r, 'load_ms'))),

@@ -62,6 +62,7 @@ async function probe(workers: number): Promise<Probe> {
   }
 }
 
+const startedAt = new Date().toISOString();
 const machine = await machineInfo();
 const runs: Probe[] = [];
 for (let k = 0; k < values.pairs; k += 1)
@@ -76,6 +77,7 @@ const round2 = (v: number) => Math.round(v * 100) / 100;
 const stepOf = (p: Probe) => p.step_ms[0] ?? Number.NaN;
 const result = {
   format: 'harness-bench-workers/1',
+  started_at: startedAt,
   machine,
   seed: values.seed,
   workers: values.workers,

@@ -4,21 +4,23 @@
 Reads {"template": str, "cases": [{"messages", "tools", "add_generation_prompt", "kwargs"}]} as JSON on
 stdin and prints a JSON list with {"text": str} or {"error": str} per case.
 
-What it reproduces (written here, nothing of Miles or transformers imported; Debian's python3-jinja2 only):
+What it reproduces (nothing of Miles or transformers imported; Debian's python3-jinja2 only):
 - Miles' normalize_tool_arguments(messages, "dict") (radixark/miles@31f1ca96
   miles/utils/chat_template_utils/template.py): a deep copy, an assistant's content None -> "", each
   tool call's function.arguments JSON string -> json.loads of it.
-- HF transformers' render_jinja_template environment: ImmutableSandboxedEnvironment with
-  trim_blocks, lstrip_blocks and the loopcontrols extension, and its tojson filter
-  (json.dumps(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False)).
+- HF transformers' render_jinja_template environment, as the bridge sets it up once for Miles on CPU
+  (miles-bridge/chat_template_render.py `compile_chat_template`: ImmutableSandboxedEnvironment with
+  trim_blocks, lstrip_blocks, loopcontrols and `{% generation %}`, its tojson filter, raise_exception and
+  strftime_now). Python's jinja2 is the oracle for the TypeScript renderer either way.
 """
 
 import copy
 import json
 import sys
+from pathlib import Path
 
-import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "miles-bridge"))
+from chat_template_render import compile_chat_template  # noqa: E402
 
 
 def normalize(messages):
@@ -38,20 +40,9 @@ def normalize(messages):
     return out
 
 
-def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
-    return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-
-
-def raise_exception(message):
-    raise jinja2.exceptions.TemplateError(message)
-
-
 def main():
     request = json.load(sys.stdin)
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"])
-    env.filters["tojson"] = tojson
-    env.globals["raise_exception"] = raise_exception
-    template = env.from_string(request["template"])
+    template = compile_chat_template(request["template"])
     results = []
     for case in request["cases"]:
         try:

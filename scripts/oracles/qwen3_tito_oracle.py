@@ -9,8 +9,9 @@ stood in for, each named:
 - the tokenizer: HF's Rust build over the pinned tokenizer.json, reached through a Node child
   (scripts/oracles/rust-tokenizer-pipe.ts), wrapped in the few methods Miles calls (encode, decode,
   convert_tokens_to_ids, all_special_ids, added_tokens_decoder, apply_chat_template);
-- apply_chat_template renders the given template with jinja2 in HF's environment (trim_blocks,
-  lstrip_blocks, loopcontrols, HF's tojson) and encodes with add_special_tokens=False, as transformers does;
+- apply_chat_template renders the given template with jinja2 in HF's environment (the bridge's one set-up,
+  miles-bridge/chat_template_render.py `compile_chat_template`) and encodes with add_special_tokens=False, as
+  transformers does;
 - sglang's Tool, huggingface_hub, transformers' render_jinja_template and pydantic 2's TypeAdapter are
   imported by Miles' template module but unused on this path (no tools in the cases): empty stand-ins.
 
@@ -27,9 +28,10 @@ import os
 import subprocess
 import sys
 import types
+from pathlib import Path
 
-import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "miles-bridge"))
+from chat_template_render import compile_chat_template  # noqa: E402
 
 
 def stub(name, **attrs):
@@ -55,10 +57,6 @@ class Pipe:
         self.proc.wait()
 
 
-def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
-    return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-
-
 class RustQwen3Tokenizer:
     """The HF tokenizer surface Miles' TITO code uses, over the Rust tokenizer."""
 
@@ -66,9 +64,7 @@ class RustQwen3Tokenizer:
 
     def __init__(self, pipe, template, tokenizer_json):
         self.pipe = pipe
-        env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"])
-        env.filters["tojson"] = tojson
-        self.template = env.from_string(template)
+        self.template = compile_chat_template(template)
         added = tokenizer_json["added_tokens"]
         self.vocab = {t["content"]: t["id"] for t in added}
         self.all_special_ids = [t["id"] for t in added if t["special"]]

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MessageTrie } from '../../fakes/session/fast/message-trie.ts';
+import { messageTrie } from '../../fakes/session/compose.ts';
 import { buildForest, forestCase, parseMessage } from '../../fakes/session/testing/near-miss-forest.ts';
 import { milesGate } from './gate.ts';
 
@@ -55,7 +55,7 @@ describe.skipIf(!ready && !gate.required)('attach-point search against Miles', (
       }),
     ) as Array<[number | null, number]>;
     // The rule (tree.ts `milesAttachWalk`) and the server's index over it (fast/message-trie.ts).
-    const actual = (index: () => MessageTrie | null) =>
+    const actual = (index: () => ReturnType<typeof messageTrie> | null) =>
       cases.flatMap((forest) => {
         const { tree } = buildForest(forest, index());
         return forest.requests.map((texts) => {
@@ -64,7 +64,7 @@ describe.skipIf(!ready && !gate.required)('attach-point search against Miles', (
         });
       });
     expect(actual(() => null)).toEqual(expected);
-    expect(actual(() => new MessageTrie())).toEqual(expected);
+    expect(actual(() => messageTrie())).toEqual(expected);
     // Deep matches and misses both came up.
     expect(expected.filter(([, matched]) => matched >= 3).length).toBeGreaterThan(150);
     expect(expected.filter(([seq]) => seq === null).length).toBeGreaterThan(50);

@@ -76,6 +76,7 @@ function toWireMessage(message: ChatMessage): Record<string, unknown> {
   if (message.reasoning_content !== undefined && message.reasoning_content !== '')
     wire.reasoning_content = message.reasoning_content;
   if (message.tool_calls !== undefined) wire.tool_calls = message.tool_calls;
+  if (message.tool_call_id !== undefined) wire.tool_call_id = message.tool_call_id;
   return wire;
 }
 

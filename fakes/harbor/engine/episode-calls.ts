@@ -28,6 +28,18 @@ const FORCED_CONTEXT_ERROR = {
 /** Directives above this size drop `content` for `completion_words`: servers cap headers at 16 KiB. */
 const MAX_DIRECTIVE_BYTES = 8 * 1024;
 
+/** The first attempt of an `upstream_abort` call: the engine's 200 `abort` with the reply's first half. */
+function abortedDirective(base: PolicyDirective): PolicyDirective {
+  const { tool_calls: _calls, end_token: _end, fault: _fault, ...rest } = base;
+  const directive: PolicyDirective = { ...rest, finish_reason: 'abort' };
+  if (rest.content !== undefined) {
+    const words = rest.content.split(' ');
+    directive.content = words.slice(0, Math.max(1, Math.floor(words.length / 2))).join(' ');
+  } else if (rest.completion_words !== undefined)
+    directive.completion_words = Math.max(1, Math.floor(rest.completion_words / 2));
+  return directive;
+}
+
 export type CallKind = 'main' | 'handoff' | 'summary' | 'questions' | 'answers' | 'short_summary';
 
 /** One HTTP attempt, for logs and tests. */
@@ -55,6 +67,8 @@ export function pickCallKeys(source: CallSpec): CallSpec {
   if (source.context_error !== undefined) spec.context_error = source.context_error;
   if (source.discard !== undefined) spec.discard = source.discard;
   if (source.end_token !== undefined) spec.end_token = source.end_token;
+  if (source.upstream_abort !== undefined) spec.upstream_abort = source.upstream_abort;
+  if (source.emit_fault !== undefined) spec.emit_fault = source.emit_fault;
   return spec;
 }
 
@@ -98,6 +112,7 @@ export class EpisodeCalls {
     if (spec.tool_calls !== undefined) directive.tool_calls = spec.tool_calls;
     if (spec.finish_reason !== undefined) directive.finish_reason = spec.finish_reason;
     if (spec.end_token !== undefined) directive.end_token = spec.end_token;
+    if (spec.emit_fault !== undefined) directive.fault = spec.emit_fault;
     if (Buffer.byteLength(encodeDirective(directive)) > MAX_DIRECTIVE_BYTES) {
       delete directive.content;
       directive.completion_words = countWords(content);
@@ -115,10 +130,14 @@ export class EpisodeCalls {
   ): Promise<ChatReply> {
     const base = this.directive(kind, spec, content);
     let discardsLeft = spec.discard ?? 0;
+    let abortsLeft = spec.upstream_abort === true ? 1 : 0;
     let forcedErrorsLeft = spec.error ? (spec.error.attempts ?? Number.POSITIVE_INFINITY) : 0;
     for (let attempt = 1; ; attempt += 1) {
       this.checkAborted();
-      const directive: PolicyDirective = { ...base };
+      // The engine aborts one attempt, whatever the session answers for it (200 abort, or 503 under 4d412b5a).
+      const aborting = abortsLeft > 0 && !(attempt === 1 && spec.context_error === true);
+      if (aborting) abortsLeft -= 1;
+      const directive: PolicyDirective = aborting ? abortedDirective(base) : { ...base };
       if (attempt === 1 && spec.context_error === true) directive.error = { ...FORCED_CONTEXT_ERROR };
       else if (spec.error && forcedErrorsLeft > 0) {
         directive.error = { status: spec.error.status, message: spec.error.message };
@@ -153,6 +172,13 @@ export class EpisodeCalls {
         throw error;
       }
       const ms = performance.now() - started;
+      if (aborting && reply.finishReason === 'abort') {
+        // The agent retries a turn the engine aborted (radixark/miles#3337's client); nothing is kept of it.
+        this.record({ ...event, outcome: 'discarded', status: 200, finishReason: reply.finishReason, ms });
+        if (attempt >= maxAttempts)
+          throw new ChatCallError('bad_response', `${kind} reply aborted`, { status: 200 });
+        continue;
+      }
       if (discardsLeft > 0) {
         discardsLeft -= 1;
         this.record({ ...event, outcome: 'discarded', status: 200, finishReason: reply.finishReason, ms });
@@ -167,6 +193,38 @@ export class EpisodeCalls {
         reply.usage?.completionTokens ?? countWords(reply.reasoning) + countWords(reply.content) + 1,
       );
       return reply;
+    }
+  }
+
+  /**
+   * A second request with the same messages and directive, sent while the main call is in flight (two
+   * requests in one session at once); its reply or error is logged and dropped, and nothing is counted.
+   */
+  async concurrentTwin(kind: CallKind, messages: readonly ChatMessage[], spec: CallSpec, content: string) {
+    const started = performance.now();
+    const event = { kind, turn: this.turn, attempt: 0, messages: messages.length };
+    try {
+      const reply = await postChatCompletion({
+        baseUrl: this.target.baseUrl,
+        model: this.target.model,
+        messages,
+        samplingParams: this.target.samplingParams,
+        directive: this.directive(kind, spec, content),
+        signal: this.target.signal,
+        fetchImpl: this.target.fetchImpl,
+      });
+      const ms = performance.now() - started;
+      this.record({ ...event, outcome: 'discarded', status: 200, finishReason: reply.finishReason, ms });
+    } catch (error) {
+      if (!(error instanceof ChatCallError)) throw error;
+      const status = error.status === undefined ? {} : { status: error.status };
+      this.record({
+        ...event,
+        outcome: 'error',
+        ...status,
+        failure: error.kind,
+        ms: performance.now() - started,
+      });
     }
   }
 

@@ -15,6 +15,7 @@ import type { ParsedCommand, ParseResult } from './parse-result.ts';
 import {
   completionConfirmation,
   firstPrompt,
+  outputLengthPrompt,
   type ParserName,
   parseErrorPrompt,
   parserFeedback,
@@ -25,6 +26,7 @@ import { PythonIndexError, PythonOverflowError, pyMinDuration, pyNumberStr } fro
 import { parseReply } from './reply-parser.ts';
 import { mainReply } from './reply-writer.ts';
 import { limitOutputLength, observationBody, ShellTerminal } from './terminal.ts';
+import type { ChatMessage } from './token-estimate.ts';
 
 /**
  * The Terminus-2 episode engine: replays Terminus 2's call sequence (Harbor 6c9ba3f0
@@ -101,11 +103,21 @@ class EpisodeRun {
   private readonly calls: EpisodeCalls;
   private readonly compaction: EpisodeCompaction;
   private prompt = '';
+  /** The episode's first prompt, which a `restart` re-sends. */
+  private firstPrompt = '';
+  /** Set by a `tool_response` turn: the next prompt answers this tool call as a `tool` message. */
+  private promptToolCallId: string | undefined;
+  /** Set by a `strip_thinking` turn: assistant messages enter the history without their reasoning. */
+  private stripThinking = false;
+  /** The model's output limit as the agent knows it (`max_tokens` of its sampling params). */
+  private readonly outputLimit: number | undefined;
 
   constructor(options: PlayEpisodeOptions) {
     this.episode = options.episode;
     const { script } = options.episode;
     this.signal = options.signal ?? new AbortController().signal;
+    const maxTokens = options.samplingParams?.max_tokens;
+    this.outputLimit = typeof maxTokens === 'number' && Number.isInteger(maxTokens) ? maxTokens : undefined;
     this.terminal = new ShellTerminal(script.initial_screen, script.shell_prompt);
     this.history = new EpisodeHistory(options.countTokens ?? scriptTokenCounter(script.context));
     this.calls = new EpisodeCalls(
@@ -158,6 +170,7 @@ class EpisodeRun {
     const { turns, instruction } = this.episode;
     const parser = this.episode.script.parser;
     this.prompt = firstPrompt(parser, instruction, limitOutputLength(this.terminal.incrementalOutput()));
+    this.firstPrompt = this.prompt;
     let pendingCompletion = false;
     for (let i = 0; i < turns.length; i += 1) {
       const turn = turns[i] as Turn;
@@ -165,11 +178,13 @@ class EpisodeRun {
       this.calls.checkAborted();
       this.counters.iterationStarted();
       if (turn.crash !== undefined) throw new AgentRunError('RuntimeError', turn.crash);
+      if (this.agentFaults(turn)) pendingCompletion = false;
 
       const proactive = await this.compaction.proactive();
       if (proactive !== undefined) this.prompt = proactive.prompt;
       const reply = await this.queryLlm(turn, proactive?.spec);
       if (!reply.technicalDifficulties) this.counters.stepTaken();
+      this.promptToolCallId = turn.tool_response === true ? firstToolCallId(reply) : undefined;
       const parsed = parseWithHarborExceptions(parser, reply.content);
       const feedback = parserFeedback(parsed.error, parsed.warning);
       if (feedback.includes('ERROR:')) {
@@ -239,24 +254,96 @@ class EpisodeRun {
     }
   }
 
+  /**
+   * The agent-side faults a turn carries, applied before its proactive check (docs/episodes.md "Turns"):
+   * a restart empties the history and re-sends the first prompt, a rollback cuts the history back to the
+   * first exchange, `strip_thinking` drops the reasoning from every assistant message kept. Returns
+   * whether the conversation restarted.
+   */
+  private agentFaults(turn: Turn): boolean {
+    if (turn.strip_thinking === true) {
+      this.stripThinking = true;
+      this.history.messages = this.history.messages.map(withoutReasoning);
+    }
+    if (turn.rollback === true && this.history.messages.length > 2)
+      this.history.messages = this.history.messages.slice(0, 2);
+    if (turn.restart !== true) return false;
+    this.history.messages = [];
+    this.prompt = this.firstPrompt;
+    this.promptToolCallId = undefined;
+    return true;
+  }
+
+  /** The prompt as the message the agent sends: a `tool` message after a `tool_response` turn. */
+  private promptMessage(): ChatMessage {
+    const id = this.promptToolCallId;
+    return id === undefined ? user(this.prompt) : { role: 'tool', content: this.prompt, tool_call_id: id };
+  }
+
   /** `_query_llm`: the main call, and on a context-length error the reactive path. */
   private async queryLlm(turn: Turn, handoff: CallSpec | undefined): Promise<MainReply> {
     const spec: CallSpec = { ...pickCallKeys(turn), ...handoff };
-    const messages = [...this.history.messages, user(this.prompt)];
+    const prompt = this.promptMessage();
+    const messages = [...this.history.messages, prompt];
     const content = spec.content ?? mainReply(this.episode.script.parser, turn, this.calls.turn);
     let reply: MainReply;
+    const twin =
+      turn.concurrent === true ? this.calls.concurrentTwin('main', messages, spec, content) : undefined;
     try {
       reply = await this.calls.call('main', messages, spec, MAIN_CALL_ATTEMPTS, content);
     } catch (error) {
       if (!(error instanceof ChatCallError && error.kind === 'context_length')) throw error;
       if (!this.episode.script.summarize)
         throw new AgentRunError('ContextLengthExceededError', error.message);
+      await twin;
       return this.compaction.reactive(turn);
+    } finally {
+      // The twin's own failure is logged by it; only an abort of the episode propagates.
+      await twin?.catch((error: unknown) => {
+        if (error instanceof EpisodeAbortedError) throw error;
+      });
     }
-    if (reply.finishReason === 'length') throw new SequenceLengthExceededError('main');
-    this.history.messages.push(user(this.prompt), assistant(reply, true));
+    if (reply.finishReason === 'length') {
+      if (turn.recover === true) return this.recover(turn, reply);
+      throw new SequenceLengthExceededError('main');
+    }
+    this.history.messages.push(prompt, assistant(reply, !this.stripThinking));
     return reply;
   }
+
+  /**
+   * Response-length policy `recover` (Harbor 6c9ba3f0 terminus_2.py `_query_llm`, `except
+   * OutputLengthExceededError`): the prompt and the cut reply (content only) join the history and the
+   * model is asked to re-issue the request in chunks; the re-issued reply is a normal one. The XML
+   * parser's salvage finds nothing here: the cut lands inside `<analysis>`, which holds the padding.
+   */
+  private async recover(turn: Turn, cut: MainReply): Promise<MainReply> {
+    let warnings = '';
+    try {
+      const warning = parseReply(this.episode.script.parser, cut.content).warning;
+      if (warning) warnings = `\n\nParser warnings from your truncated response:\n${warning}`;
+    } catch {
+      // Harbor logs a parser exception here and goes on without warnings.
+    }
+    this.history.messages.push(this.promptMessage(), { role: 'assistant', content: cut.content });
+    this.promptToolCallId = undefined;
+    this.prompt = outputLengthPrompt(this.outputLimit) + warnings;
+    const { words: _words, recover: _recover, ...reissued } = turn;
+    return this.queryLlm(reissued, undefined);
+  }
+}
+
+/** The assistant message without its reasoning, as a client that strips thinking re-sends it. */
+function withoutReasoning(message: ChatMessage): ChatMessage {
+  if (message.role !== 'assistant' || message.reasoning_content === undefined) return message;
+  const { reasoning_content: _dropped, ...rest } = message;
+  return rest;
+}
+
+/** The id of the reply's first tool call, which a `tool` message answers. */
+function firstToolCallId(reply: MainReply): string | undefined {
+  const call = reply.toolCalls?.[0] as { id?: unknown } | undefined;
+  return typeof call?.id === 'string' ? call.id : undefined;
 }
 
 /** Plays one episode to its end; never throws (every ending is a result). */

@@ -151,3 +151,19 @@ export function completionConfirmation(parser: ParserName, terminalOutput: strin
     again
   );
 }
+
+/**
+ * The re-issue prompt after a cut reply under the response-length policy `recover` (Harbor terminus_2.py
+ * `_query_llm`, JackGuan99/harbor@6c9ba3f0 src/harbor/agents/terminus_2/terminus_2.py line 1117, same text at
+ * f927895e): the limit is the model's output limit (`AGENT_MAX_OUTPUT_TOKENS`, sent as `max_tokens`), "the
+ * maximum output length" without one. The parser's warnings on the cut reply follow it (play-episode.ts `recover`).
+ */
+export function outputLengthPrompt(outputLimit: number | undefined): string {
+  const limit = outputLimit === undefined ? 'the maximum output length' : `${outputLimit} tokens`;
+  return (
+    'ERROR!! NONE of the actions you just requested were performed ' +
+    `because you exceeded ${limit}. ` +
+    `Your outputs must be less than ${limit}. Re-issue this request, ` +
+    `breaking it into chunks each of which is less than ${limit}.`
+  );
+}

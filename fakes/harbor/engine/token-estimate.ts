@@ -7,11 +7,13 @@
  */
 
 export interface ChatMessage {
-  readonly role: 'user' | 'assistant' | 'system';
+  readonly role: 'user' | 'assistant' | 'system' | 'tool';
   readonly content: string;
   readonly reasoning_content?: string;
   /** The reply's tool calls as the policy returned them (not counted: Terminus' estimate reads text). */
   readonly tool_calls?: readonly unknown[];
+  /** A `tool` message's answer to the call with this id. */
+  readonly tool_call_id?: string;
 }
 
 export function countWords(text: string | undefined): number {

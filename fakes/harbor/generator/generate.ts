@@ -41,8 +41,16 @@ function describe(profile: TaskProfile, rollouts: readonly PlannedRollout[]): st
 /** One task's script. */
 export function generateTask(seed: number, name: string, params: GeneratorParams): GeneratedTask {
   const profile = taskProfile(seed, name, params);
+  // `faults.uneven_group`, drawn from its own key so the rollouts' streams stay as they were.
+  const { uneven_group: unevenRate } = params.faults;
+  const uneven = unevenRate > 0 && RandomSource.keyed(seed, 'uneven', name).chance(unevenRate);
   const rollouts = Array.from({ length: params.samples_per_task }, (_, k) =>
-    generateRolloutVariant(profile, params, RandomSource.keyed(seed, 'rollout', name, k)),
+    generateRolloutVariant(
+      profile,
+      params,
+      RandomSource.keyed(seed, 'rollout', name, k),
+      uneven ? (k === 0 ? 'compacts' : 'short') : null,
+    ),
   );
   const first = rollouts[0]!;
   const script: EpisodeScriptInput = {

@@ -112,6 +112,43 @@ export const GeneratorParamsSchema = z.strictObject({
    * `endoftext_turn_end`, mixed in by `harness fuzz --faults`). 0 by default.
    */
   endoftext_rate: Probability.default(0),
+  /**
+   * Catalogue faults (docs/field-failures.md) mixed in by `harness fuzz --faults`, each 0 by default and
+   * drawn only when above 0, so episodes without them use the random stream as before. The unit is in
+   * each key's comment; docs/field-failures.md "In fuzzing" lists the script keys each one sets.
+   */
+  faults: z
+    .strictObject({
+      /** Per rollout: one later turn re-sends the first request after a restart (`restart`). */
+      resend_first: Probability.default(0),
+      /** Per rollout: one later turn rolls the history back to the first exchange (`rollback`). */
+      rollback: Probability.default(0),
+      /** Per main call: the request goes out twice at once (`concurrent`). */
+      concurrent: Probability.default(0),
+      /** Per main call: the engine aborts the first attempt with a 200 `abort` (`upstream_abort`). */
+      upstream_abort: Probability.default(0),
+      /** Per rollout: one reply is cut at the length limit and recovered, not ended (`recover`). */
+      length_recover: Probability.default(0),
+      /** Per main call of a reasoning rollout: the client strips thinking from here on (`strip_thinking`). */
+      strip_thinking: Probability.default(0),
+      /** Per main call: the reply calls a tool and its output comes back as a `tool` message (`tool_response`). */
+      tool_response: Probability.default(0),
+      /** Per main call: no reasoning parser, the think block stays in the content (`emit_fault`). */
+      think_in_content: Probability.default(0),
+      /** Per main call: the content sampled one token per character (`emit_fault`). */
+      char_tokens: Probability.default(0),
+      /** Per main call: a tool call with no arguments the parser drops (`emit_fault`). */
+      tool_call_zero_args: Probability.default(0),
+      /** Per main call: a tool call whose argument holds a literal `</tool_call>` (`emit_fault`). */
+      tool_call_literal_end: Probability.default(0),
+      /** Per main call: the tool-call markers spelled with ordinary tokens (`emit_fault`). */
+      tool_call_split_markers: Probability.default(0),
+      /** Per main call: the parser returns the call's numbers as strings (`emit_fault`). */
+      tool_call_numbers_as_strings: Probability.default(0),
+      /** Per task: the group's first rollout compacts and the others end short, so its row counts differ. */
+      uneven_group: Probability.default(0),
+    })
+    .prefault({}),
 });
 export type GeneratorParams = z.infer<typeof GeneratorParamsSchema>;
 export type GeneratorParamsInput = z.input<typeof GeneratorParamsSchema>;

@@ -1,4 +1,5 @@
 import type { CallSpec, CompactionSpec, Turn, Variant } from '../episode-schema.ts';
+import { drawCallFaults, drawRolloutFaults, type RolloutFaultTurns } from './fault-knobs.ts';
 import type { GeneratorParams } from './params.ts';
 import type { RandomSource } from './random-source.ts';
 
@@ -19,6 +20,12 @@ export interface TaskProfile {
   readonly medianTurns: number;
 }
 
+/**
+ * A rollout's shape in an uneven group (`faults.uneven_group`): the first rollout fills its context until
+ * it compacts, the others end short without compacting, so the group's row counts differ.
+ */
+export type GroupShape = 'compacts' | 'short';
+
 /** How a rollout ends, as planned (the trial's exit status follows from it). */
 type PlannedEnd = 'submitted' | 'crash' | 'policy_failure' | 'first_turn_failure' | 'timeout' | 'truncation';
 
@@ -34,6 +41,8 @@ export interface PlannedRollout {
   readonly unwinds: readonly number[];
   /** The largest request the plan expects (history + prompt + reply), in estimator tokens. */
   readonly peakContext: number;
+  /** Its shape in an uneven group (`faults.uneven_group`), or null. */
+  readonly shape: GroupShape | null;
 }
 
 /** U0 (Terminus' first prompt with a one-line instruction and an empty pane), in estimator tokens. */
@@ -94,6 +103,16 @@ class VariantBuilder {
   scenario: { overflowTurn: number; pairs: number } | null = null;
   /** Sizes of the user+assistant pairs since the last summarization (what an unwind can drop). */
   pairs: number[] = [];
+  /** The first exchange's size (what a rollback keeps). */
+  firstPair = 0;
+  /** Per-rollout faults not placed yet: the turn each may fall on from (null when placed or absent). */
+  pendingFaults: { restart: number | null; rollback: number | null; recover: number | null } = {
+    restart: null,
+    rollback: null,
+    recover: null,
+  };
+  /** `uneven_group`: this rollout's shape, or null. */
+  shape: GroupShape | null = null;
 
   constructor(params: GeneratorParams, rng: RandomSource, reasoning: boolean) {
     this.#params = params;
@@ -187,6 +206,7 @@ class VariantBuilder {
     // Drawn only when enabled, so episodes without the fault use the random stream as before.
     if (this.#params.endoftext_rate > 0 && this.#rng.chance(this.#params.endoftext_rate))
       turn.end_token = 'endoftext';
+    drawCallFaults(turn, this.#params, this.#rng, { i, reasoning: this.#reasoning, command, duration });
     if (i > 0 && !this.scenarioTurn(i)) {
       if (this.#rng.chance(this.#params.retry_rate)) turn.discard = 1;
       else if (this.#rng.chance(this.#params.transient_error_rate))
@@ -227,10 +247,23 @@ function drawEnding(
   return { end: 'submitted', endTurn: length - 1 };
 }
 
+/** The most filler words an observation keeps under the engine's 10,000-byte cap. */
+const MAX_OBSERVATION_WORDS = 2_900;
+
+/**
+ * An uneven group's observation sizes: the compacting rollout prints the most the engine keeps until
+ * its context is past the proactive line; the short ones print a line or two.
+ */
+function shapedObservation(b: VariantBuilder, drawn: number): number {
+  if (b.shape === 'short') return Math.min(drawn, 10);
+  if (b.shape === 'compacts' && b.kinds.length === 0 && b.history < b.fillLine) return MAX_OBSERVATION_WORDS;
+  return drawn;
+}
+
 /** Turn `i`'s tool observation (none on the first turn); returns the prompt tokens it adds. */
 function planObservation(b: VariantBuilder, rng: RandomSource, turn: Turn, i: number): number {
   if (i === 0) return 0;
-  const words = b.observationWords();
+  const words = shapedObservation(b, b.observationWords());
   const command = rng.pick(COMMANDS);
   // The shell prompt and the echoed keystrokes come from the tmux model; the observation is only what
   // the command prints (its name as a first line, then filler), so the estimate below still holds.
@@ -251,7 +284,9 @@ function planProactive(
 ): { fired: boolean; prompt: number } {
   if (i === 0 || params.context_limit - b.history >= params.proactive_threshold)
     return { fired: false, prompt };
-  if (b.scenarioTurn(i) || rng.chance(params.summary_failure_rate)) {
+  // The compacting rollout of an uneven group compacts at its first proactive check.
+  const forced = b.shape === 'compacts' && b.kinds.length === 0;
+  if (b.scenarioTurn(i) || (!forced && rng.chance(params.summary_failure_rate))) {
     b.failedProactive();
     return { fired: true, prompt };
   }
@@ -343,6 +378,49 @@ function accountHistory(
     b.pairs.push(pair);
   }
   if (proactiveFired && b.kinds.at(-1) === 'proactive') b.pairs = [pair];
+  if (i === 0) b.firstPair = pair;
+}
+
+/**
+ * The per-rollout faults due at turn `i` (before its proactive check, as the engine applies them): placed
+ * on the first turn from their drawn one where no reactive scenario is pending and the rollout's last turn
+ * is still ahead. A restart or rollback resets the planned history as the engine will.
+ */
+function placeRolloutFaults(b: VariantBuilder, turn: Turn, i: number, endTurn: number): void {
+  const due = (from: number | null) => from !== null && i >= from && i < endTurn && b.scenario === null;
+  const pending = b.pendingFaults;
+  if (due(pending.restart)) {
+    turn.restart = true;
+    pending.restart = null;
+    b.history = 0;
+    b.pairs = [];
+  } else if (due(pending.rollback)) {
+    turn.rollback = true;
+    pending.rollback = null;
+    b.history = U0_TOKENS + b.firstPair;
+    b.pairs = [];
+  }
+}
+
+/** A recovered reply (`length_recover`): cut at the limit, kept in history, re-issued in the same turn. */
+function placeRecover(
+  b: VariantBuilder,
+  params: GeneratorParams,
+  rng: RandomSource,
+  turn: Turn,
+  i: number,
+  endTurn: number,
+): void {
+  const from = b.pendingFaults.recover;
+  if (from === null || i < from || i >= endTurn || b.scenario !== null || turn.context_error === true) return;
+  b.pendingFaults.recover = null;
+  turn.words = params.response_limit + rng.int(200, 2_000);
+  turn.recover = true;
+  delete turn.discard;
+  delete turn.error;
+  delete turn.upstream_abort;
+  // The prompt and the cut reply stay in history before the re-issued reply.
+  b.history += params.response_limit;
 }
 
 /** The last turn's ending: an error, a crash, a timeout or an over-long reply. */
@@ -362,23 +440,51 @@ function applyEnding(turn: Turn, end: PlannedEnd, params: GeneratorParams, rng: 
 }
 
 /** Draws one rollout of `task`: its length, ending, reward and every turn and summarization knob. */
+/** The turns an uneven group's compacting rollout needs: enough maximal observations to pass the line. */
+function turnsToCompact(params: GeneratorParams): number {
+  const fill = params.context_limit - params.proactive_threshold - U0_TOKENS;
+  return Math.min(200, 4 + Math.ceil(Math.max(0, fill) / (MAX_OBSERVATION_WORDS - 100)));
+}
+
+/** The rollout's ending and length, as its group shape bends them. */
+function planEnding(
+  task: TaskProfile,
+  params: GeneratorParams,
+  rng: RandomSource,
+  solved: boolean,
+  shape: GroupShape | null,
+): { end: PlannedEnd; endTurn: number } {
+  const length = drawLength(task, params, rng, solved);
+  if (shape === 'compacts')
+    return { end: 'submitted', endTurn: Math.max(length, turnsToCompact(params)) - 1 };
+  const drawnEnding = drawEnding(params, rng, shape === 'short' ? Math.min(length, 3) : length);
+  return drawnEnding;
+}
+
 export function generateRolloutVariant(
   task: TaskProfile,
   params: GeneratorParams,
   rng: RandomSource,
+  shape: GroupShape | null = null,
 ): PlannedRollout {
   const solved = rng.chance(task.success);
   const reasoning = rng.chance(params.reasoning_rate);
-  const { end, endTurn } = drawEnding(params, rng, drawLength(task, params, rng, solved));
+  const { end, endTurn } = planEnding(task, params, rng, solved, shape);
   const length = endTurn + 1;
   const b = new VariantBuilder(params, rng, reasoning);
+  b.shape = shape;
+  const faults: RolloutFaultTurns = drawRolloutFaults(params, rng, length);
+  b.pendingFaults = { ...faults };
   for (let i = 0; i < length; i++) {
     const turn: Turn = {};
-    const proactive = planProactive(b, rng, params, i, planObservation(b, rng, turn, i));
+    const observed = planObservation(b, rng, turn, i);
+    placeRolloutFaults(b, turn, i, endTurn);
+    const proactive = planProactive(b, rng, params, i, observed);
     const sized = sizeLastUnwoundPair(b, params, turn, i, proactive.prompt, b.replyWords());
     const replyTokens = b.mainCall(turn, i, sized.replyWords);
     const place = { i, length, proactiveFired: proactive.fired };
     accountHistory(b, rng, params, turn, place, { prompt: sized.prompt, replyTokens });
+    placeRecover(b, params, rng, turn, i, endTurn);
     if (i === endTurn) applyEnding(turn, end, params, rng);
     b.turns.push(turn);
   }
@@ -400,5 +506,6 @@ export function generateRolloutVariant(
     compactions: b.kinds,
     unwinds: b.unwinds,
     peakContext: b.peak,
+    shape,
   };
 }

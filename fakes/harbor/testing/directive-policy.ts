@@ -3,6 +3,7 @@ import { parseJson } from '../../../common/python-json/loads.ts';
 import { type Directive, parseDirective } from '../../../contracts/directive.ts';
 import { DIRECTIVE_HEADER } from '../../../contracts/policy-headers.ts';
 import { createPolicy } from '../../policy/handlers.ts';
+import type { TitoModel } from '../../tokenizer/tito.ts';
 import type { ChatMessage } from '../engine/token-estimate.ts';
 
 /**
@@ -19,6 +20,8 @@ export interface RecordedChatRequest {
   readonly body: Record<string, unknown>;
   readonly directive: Directive | undefined;
   readonly status: number;
+  /** The policy's answer body (a completion's `choices[0]` and `meta_info` hold the ids). */
+  readonly response: unknown;
 }
 
 export interface DirectivePolicyOptions {
@@ -29,6 +32,8 @@ export interface DirectivePolicyOptions {
   readonly freeText?: (request: RecordedChatRequest, index: number) => string;
   /** Holds every answer until this signal aborts (a policy that is still thinking). */
   readonly holdUntil?: AbortSignal;
+  /** The policy's TITO family (default the toy's): `qwen3` answers with Qwen3's real ids. */
+  readonly tokenizer?: TitoModel;
 }
 
 export function directivePolicy(options: DirectivePolicyOptions) {
@@ -36,7 +41,11 @@ export function directivePolicy(options: DirectivePolicyOptions) {
   const obey = options.obeyDirectives ?? true;
   const base = options.baseUrl.replace(/\/+$/, '');
   // The policy matches `{origin}/v1/chat/completions`; a session URL ends in `/v1`.
-  const policy = createPolicy({ mode: 'synthetic', origin: base.replace(/\/v1$/, '') });
+  const policy = createPolicy({
+    mode: 'synthetic',
+    origin: base.replace(/\/v1$/, ''),
+    ...(options.tokenizer === undefined ? {} : { tokenizer: options.tokenizer }),
+  });
   const handler = http.post(`${base}/chat/completions`, async ({ request }) => {
     const body = parseJson(await request.clone().text()) as Record<string, unknown>;
     const parsed = parseDirective(request.headers.get(DIRECTIVE_HEADER));
@@ -50,6 +59,7 @@ export function directivePolicy(options: DirectivePolicyOptions) {
       body,
       directive,
       status: 0,
+      response: null as unknown,
     };
     requests.push(recorded);
     if (!obey) {
@@ -63,6 +73,8 @@ export function directivePolicy(options: DirectivePolicyOptions) {
     const response = await getResponse(policy.handlers, forwarded);
     if (response === undefined) throw new Error(`the policy did not answer ${request.url}`);
     recorded.status = response.status;
+    const text = await response.clone().text();
+    recorded.response = text === '' ? null : parseJson(text);
     return response;
   });
   return { handler, requests, log: policy.log };

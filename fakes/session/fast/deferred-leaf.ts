@@ -1,9 +1,9 @@
 import type { WireSample } from '../../../contracts/wire-sample.ts';
 import type { TrajectoryNode } from '../tree.ts';
-import { type TurnSample, tokenRuns } from '../turn-sample.ts';
 import { defineDeferred } from '../values/deferred-field.ts';
 import { NumberRuns } from '../values/number-runs.ts';
 import { TextPieces } from '../values/text-pieces.ts';
+import { type TurnSample, tokenRuns } from '../values/turn-tokens.ts';
 import type { FoldParts } from './run-fold.ts';
 
 /**

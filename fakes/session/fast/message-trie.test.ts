@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { messageTrie } from '../compose.ts';
 import { MatcherError } from '../matcher.ts';
 import { buildForest, forestCase, parseMessage } from '../testing/near-miss-forest.ts';
 import { milesAttachWalk } from '../tree.ts';
-import { MessageTrie } from './message-trie.ts';
 
 /** The outcome of a search: the node's seq and the matched count, or the matcher's refusal. */
 function outcome(search: () => { node: { seq: number } | null; matched: number }): unknown {
@@ -23,7 +23,7 @@ describe('the message trie against Miles’ attach walk', () => {
     let shortcuts = 0;
     fc.assert(
       fc.property(forestCase, (forest) => {
-        const { tree } = buildForest(forest, new MessageTrie());
+        const { tree } = buildForest(forest, messageTrie());
         for (const texts of forest.requests) {
           const request = texts.map(parseMessage);
           const found = tree.findAttachPoint(request);
@@ -46,7 +46,7 @@ describe('the message trie against Miles’ attach walk', () => {
     let refused = 0;
     fc.assert(
       fc.property(forestCase, fc.nat(), fc.constantFrom('"text"', '7', 'null', '[1]'), (forest, at, odd) => {
-        const { tree } = buildForest(forest, new MessageTrie());
+        const { tree } = buildForest(forest, messageTrie());
         for (const texts of forest.requests) {
           const request = texts.map(parseMessage);
           if (request.length > 0) request[at % request.length] = parseMessage(odd);

@@ -1,5 +1,5 @@
 import { isJsonObject } from '../../../common/python-json/values.ts';
-import { sameStrictFields, strictMessageKey } from '../matcher.ts';
+import type { StrictKeys } from '../matcher.ts';
 import type { AttachIndex, AttachPoint, TrajectoryNode } from '../tree.ts';
 import { sameJson } from '../values/same-json.ts';
 import { rememberEqualStored } from './attach-hints.ts';
@@ -12,7 +12,7 @@ import { rememberEqualStored } from './attach-hints.ts';
  * per request message, whatever the tree size (the cap is 1024 nodes). A client re-sends its history
  * every turn, so before building a message's key the search compares the message with the one stored on
  * the newest edge out of the current position: the same compared fields are the same key (matcher.ts
- * `sameStrictFields`), and the comparison is much cheaper than the key and its hash. Which messages were
+ * `sameStrictFields`; both come in as `StrictKeys` from compose.ts), and the comparison is much cheaper than the key and its hash. Which messages were
  * the same JSON as the stored ones is left for the record sharing (attach-hints.ts).
  */
 
@@ -37,11 +37,16 @@ export class MessageTrie implements AttachIndex {
   private readonly root = emptyPosition(null);
   /** Where each node's path ends, by seq. */
   private readonly positions: TriePosition[] = [];
+  private readonly keys: StrictKeys;
+
+  constructor(keys: StrictKeys) {
+    this.keys = keys;
+  }
 
   added(node: TrajectoryNode): void {
     let position = node.parent === null ? this.root : (this.positions[node.parent.seq] as TriePosition);
     for (const message of node.deltaMessages) {
-      const key = strictMessageKey(message);
+      const key = this.keys.key(message);
       let next = position.children.get(key);
       if (next === undefined) {
         next = emptyPosition(message);
@@ -68,7 +73,9 @@ export class MessageTrie implements AttachIndex {
       const same = isJsonObject(message) && sameJson(message, stored);
       equalStored[i] = same ? stored : NOT_EQUAL;
       const next =
-        same || sameStrictFields(message, stored) ? newest : position.children.get(strictMessageKey(message));
+        same || this.keys.sameFields(message, stored)
+          ? newest
+          : position.children.get(this.keys.key(message));
       if (next === undefined) break;
       position = next;
       const endpoints = position.endpoints;

@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pythonJsonDumps } from '../../../common/python-json/dumps.ts';
 import { PythonFloat } from '../../../common/python-json/values.ts';
+import { messageTrie } from '../compose.ts';
 import { buildForest, forestCase, parseMessage } from '../testing/near-miss-forest.ts';
 import { TokenSnapshot } from '../token-snapshot.ts';
 import { milesAttachWalk, pathMessages } from '../tree.ts';
 import { takeEqualStored } from './attach-hints.ts';
-import { MessageTrie } from './message-trie.ts';
 import { installPromptIds, promptIdsFromSnapshot, promptSource } from './prompt-ids-getter.ts';
 import { shareStoredMessages } from './shared-messages.ts';
 
@@ -129,7 +129,7 @@ describe('shareStoredMessages', () => {
     let hinted = 0;
     fc.assert(
       fc.property(forestCase, (forest) => {
-        const { tree } = buildForest(forest, new MessageTrie());
+        const { tree } = buildForest(forest, messageTrie());
         for (const texts of forest.requests) {
           const compared = texts.map(parseMessage);
           const plainFound = milesAttachWalk(tree, compared);
@@ -140,6 +140,8 @@ describe('shareStoredMessages', () => {
           expect(found.node).toBe(plainFound.node);
           // What the trie left for sharedRecordMemory (record-sharing.ts takes the same hints).
           const equalStored = takeEqualStored(sent) ?? [];
+          // Taken once: the array searched again later gets that search's hints, never these.
+          expect(takeEqualStored(sent)).toBeUndefined();
           shareStoredMessages(sent, found.node, equalStored);
           // Same objects at the same places: the stored ones where comparing shared, else each its own.
           const stored = new Set(pathMessages(found.node));

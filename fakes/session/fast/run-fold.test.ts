@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WireSample } from '../../../contracts/wire-sample.ts';
-import { mergeTurnSamples } from '../assembly.ts';
+import { mergeRules, mergeTurnSamples } from '../assembly.ts';
 import { turnWireSample } from '../testing/turn-wire-sample.ts';
-import { toTurnSample } from '../turn-sample.ts';
+import { toTurnSample } from '../values/turn-tokens.ts';
 import { deferredWireSample } from './deferred-leaf.ts';
 import { foldAsRuns, reusingDecoder } from './run-fold.ts';
 
@@ -46,7 +46,7 @@ describe('foldAsRuns', () => {
     fc.assert(
       fc.property(chains, (turns) => {
         const plain = mergeTurnSamples(turns, decode);
-        const { sample, parts } = foldAsRuns(turns.map(toTurnSample), reusingDecoder(decode));
+        const { sample, parts } = foldAsRuns(turns.map(toTurnSample), reusingDecoder(decode), mergeRules);
         const runs = deferredWireSample(sample, parts);
         expect({ ...runs, metadata: runs.metadata }).toEqual(plain);
       }),

@@ -1,9 +1,10 @@
-import { checkPair, defaultPerTokenLength, mergedSample, mergeSamples } from '../assembly.ts';
-import { type Decoder, type TurnSample, tokenCount, tokenRuns } from '../turn-sample.ts';
+import type { MergeRules } from '../assembly.ts';
 import { type NumberRun, runLength } from '../values/number-runs.ts';
+import { type Decoder, type TurnSample, tokenCount, tokenRuns } from '../values/turn-tokens.ts';
 
 /**
- * `merge_samples` (fakes/session/assembly.ts `mergeSamples`, its pair check and merged fields) with the
+ * `merge_samples` (fakes/session/assembly.ts `mergeSamples`, its pair check and merged fields, given as
+ * `MergeRules`) with the
  * per-token fields kept as the pieces `_merge_sample_pair` would concatenate, in order, as runs (a
  * record's ones and log-probs, an observation's zeros) and the response's texts, never joined by the
  * fold: a step's copy is a whole context (32k entries at the recipe's scale), so a pairwise fold is
@@ -45,11 +46,10 @@ export function reusingDecoder(decode: Decoder): SliceDecoder {
 const whole = (xs: readonly number[]): NumberRun => ({ data: xs, from: 0, to: xs.length });
 
 /** A turn's mask and log-prob runs, `_fill_defaults` applied (`defaultPerTokenLength`). */
-function turnRuns(s: TurnSample): { mask: NumberRun; logprobs: NumberRun } {
-  const mask: NumberRun = s.loss_mask ? whole(s.loss_mask) : { fill: 1, count: defaultPerTokenLength(s) };
-  const logprobs: NumberRun = s.rollout_log_probs
-    ? whole(s.rollout_log_probs)
-    : { fill: 0, count: defaultPerTokenLength(s) };
+function turnRuns(s: TurnSample, rules: MergeRules): { mask: NumberRun; logprobs: NumberRun } {
+  const count = rules.defaultPerTokenLength(s);
+  const mask: NumberRun = s.loss_mask ? whole(s.loss_mask) : { fill: 1, count };
+  const logprobs: NumberRun = s.rollout_log_probs ? whole(s.rollout_log_probs) : { fill: 0, count };
   return { mask, logprobs };
 }
 
@@ -60,23 +60,24 @@ function turnRuns(s: TurnSample): { mask: NumberRun; logprobs: NumberRun } {
 export function foldAsRuns(
   samples: readonly TurnSample[],
   decodeSlice: SliceDecoder,
+  rules: MergeRules,
 ): { sample: TurnSample; parts: FoldParts | null } {
   const fold: { parts: FoldParts | null } = { parts: null };
-  const sample = mergeSamples(samples, (a, b) => {
-    const obsLen = checkPair(a, b);
+  const sample = rules.mergeSamples(samples, (a, b) => {
+    const obsLen = rules.checkPair(a, b);
     if (fold.parts === null) {
-      const first = turnRuns(a);
+      const first = turnRuns(a, rules);
       fold.parts = { mask: [first.mask], logprobs: [first.logprobs], response: [a.response] };
     }
     const { mask, logprobs, response } = fold.parts;
-    const next = turnRuns(b);
+    const next = turnRuns(b, rules);
     const gap: NumberRun = { fill: 0, count: obsLen };
     mask.push(gap, next.mask);
     logprobs.push(gap, next.logprobs);
     const aLen = tokenCount(a);
     const obsText = decodeSlice(b, aLen, aLen + obsLen);
     response.push(obsText, b.response);
-    return mergedSample(a, b, obsLen, obsText, { loss_mask: null, rollout_log_probs: null });
+    return rules.mergedSample(a, b, obsLen, obsText, { loss_mask: null, rollout_log_probs: null });
   });
   return { sample, parts: fold.parts };
 }

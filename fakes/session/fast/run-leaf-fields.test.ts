@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { WireSample } from '../../../contracts/wire-sample.ts';
 import { type TitoModel, titoFamily } from '../../tokenizer/tito.ts';
 import { buildLeafMaterial, plainLeafFields } from '../assembly.ts';
+import { runFoldLeafFields } from '../compose.ts';
 import { addTurn } from '../testing/build-tree.ts';
 import { SessionTree, type TrajectoryNode } from '../tree.ts';
-import { runLeafFields } from './run-leaf-fields.ts';
 
 // The oracle is Miles' rules on plain lists (assembly.ts `plainLeafFields`): on any tree, the runs fold
 // with its deferred fields must give the same samples (every field read, -0 apart from 0) or the same
@@ -78,7 +78,7 @@ describe('runLeafFields', () => {
       fc.property(plan, ({ model, maxSeqLen, turns }) => {
         const family = titoFamily(model);
         const tree = treeOf(turns);
-        const runs = outcome(() => buildLeafMaterial(tree, family, maxSeqLen, undefined, runLeafFields));
+        const runs = outcome(() => buildLeafMaterial(tree, family, maxSeqLen, undefined, runFoldLeafFields));
         const plain = outcome(() => buildLeafMaterial(tree, family, maxSeqLen, undefined, plainLeafFields));
         expect(runs).toEqual(plain);
       }),
@@ -91,7 +91,7 @@ describe('runLeafFields', () => {
     const root = addTurn(tree, null, { prompt: [1, 2], output: [3] });
     addTurn(tree, root, { prompt: [1, 2, 3, 4], output: [5] });
     addTurn(tree, null, { prompt: [7], output: [3] });
-    const [a, b] = buildLeafMaterial(tree, titoFamily('default'), null, undefined, runLeafFields);
+    const [a, b] = buildLeafMaterial(tree, titoFamily('default'), null, undefined, runFoldLeafFields);
     (a!.metadata.accumulated_token_ids as number[]).push(0);
     a!.loss_mask!.fill(9);
     expect(root.tokens.toArray()).toEqual([1, 2, 3]);

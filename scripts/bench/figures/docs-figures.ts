@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
+import { CheckRunBenchResultSchema } from '../check-run-result.ts';
 import {
   BenchResultSchema,
   MutationResultSchema,
@@ -9,6 +10,7 @@ import {
   WorkersResultSchema,
 } from '../result-schema.ts';
 import { benchTargets } from './bench-figures.ts';
+import { checkRunFigures } from './check-run-figures.ts';
 import { blockNames, withBlock } from './generated-blocks.ts';
 import { mutationFigures } from './mutation-figures.ts';
 import { npmTestFigures } from './npm-test-figures.ts';
@@ -57,6 +59,11 @@ export const BLOCKS: readonly Block[] = [
     doc: 'docs/tokenizers.md',
     name: 'tokenizer',
     render: (root) => tokenizerFigures(readResult(root, 'tokenizer.json', TokenizerResultSchema)),
+  },
+  {
+    doc: 'docs/check-run.md',
+    name: 'check-run-scale',
+    render: (root) => checkRunFigures(readResult(root, 'check-run.json', CheckRunBenchResultSchema)),
   },
   {
     doc: 'docs/testing.md',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MachineSchema } from './result-schema.ts';
 
 /** One process's share of a check-run: CPU seconds (whole run and per step) and peak RSS. */
 const ProcessFigures = z.object({
@@ -11,14 +12,7 @@ const ProcessFigures = z.object({
 export const CheckRunBenchResultSchema = z.object({
   format: z.literal('harness-bench-check-run/1'),
   started_at: z.string(),
-  machine: z.object({
-    nproc: z.number().int(),
-    memory_gib: z.number(),
-    cpu_model: z.string(),
-    node: z.string(),
-    platform: z.string(),
-    load_average_1m: z.number(),
-  }),
+  machine: MachineSchema,
   /** 1, 5 and 15-minute load averages before and after the check-run: other jobs inflate every figure. */
   load_average: z.object({ before: z.array(z.number()), after: z.array(z.number()) }),
   dumps: z.object({

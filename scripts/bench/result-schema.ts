@@ -17,19 +17,22 @@ const Latency = z.object({
 /** One process's share of a step: its CPU time and its peak RSS. */
 const ProcessUsageSchema = z.object({ cpu_ms: z.number(), peak_rss_mb: z.number() });
 
+/** What a run was measured on (machine.ts `machineInfo`). */
+export const MachineSchema = z.object({
+  nproc: z.number().int(),
+  memory_gib: z.number(),
+  cpu_model: z.string(),
+  node: z.string(),
+  platform: z.string(),
+  load_average_1m: z.number(),
+});
+
 export const BenchResultSchema = z.object({
   format: z.literal('harness-bench/2'),
   mode: z.enum(['quick', 'full']),
   started_at: z.string(),
   duration_s: z.number(),
-  machine: z.object({
-    nproc: z.number().int(),
-    memory_gib: z.number(),
-    cpu_model: z.string(),
-    node: z.string(),
-    platform: z.string(),
-    load_average_1m: z.number(),
-  }),
+  machine: MachineSchema,
   session_server: Latency.extend({
     sessions: z.number().int(),
     turns: z.number().int(),
@@ -165,16 +168,6 @@ export const BenchResultSchema = z.object({
   ]),
 });
 export type BenchResult = z.infer<typeof BenchResultSchema>;
-
-/** What a run was measured on (machine.ts `machineInfo`). */
-const MachineSchema = z.object({
-  nproc: z.number().int(),
-  memory_gib: z.number(),
-  cpu_model: z.string(),
-  node: z.string(),
-  platform: z.string(),
-  load_average_1m: z.number(),
-});
 
 /** `npm run bench:workers -- --out FILE` (workers-bench.ts, format harness-bench-workers/1). */
 export const WorkersResultSchema = z.object({

@@ -15,7 +15,7 @@ import type { CheckRunReport } from '../../replay/run-check/report-schema.ts';
 import { checkRunDumps } from '../../replay/run-check/run-check.ts';
 import { type ReplayRun, runReplay } from '../../replay/run-replay.ts';
 import { messagesOf, milesDumpInput, writeMilesDumps } from '../../replay/testing/miles-dumps.ts';
-import { milesGate } from './gate.ts';
+import { newerMilesGate } from './gate.ts';
 
 // check-run on dumps the NEWER Miles' own writers wrote (issue 36 items 3 and 4): the replay's sessions go
 // through the newer tree's session server (MILES_NEXT_ROOT, e.g. the /work/miles-next overlay, run with
@@ -27,20 +27,8 @@ import { milesGate } from './gate.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const env = process.env;
-const gate = await milesGate(
-  { sessionServer: true, torch: true },
-  {
-    MILES_ROOT: env.MILES_NEXT_ROOT ?? '',
-    HARNESS_MILES_PYTHON: env.MILES_NEXT_PYTHON ?? '/usr/bin/python3',
-    HARNESS_MILES_REQUIRED: env.HARNESS_MILES_REQUIRED,
-  },
-);
-const unmet = gate.unmet.map((u) =>
-  u.replace(
-    'MILES_ROOT is not set (a radixark/miles checkout)',
-    'MILES_NEXT_ROOT is not set (a newer Miles tree)',
-  ),
-);
+const gate = await newerMilesGate({ sessionServer: true, torch: true });
+const unmet = gate.unmet;
 if (unmet.length > 0 && !gate.required)
   console.warn(`[skip] check-run on the newer Miles' dumps, unmet preconditions:\n  ${unmet.join('\n  ')}`);
 

@@ -3,26 +3,13 @@ import { captureIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';
 import { milesProfileNamed } from '../../contracts/miles-profile.ts';
 import { bundledTraceFiles, runConformance } from '../../replay/conformance/run-conformance.ts';
-import { milesGate } from './gate.ts';
+import { newerMilesGate } from './gate.ts';
 
 // `harness conformance` against a newer Miles session server (docs/conformance.md "A newer Miles"): the
 // launcher adapts to the checkout's capabilities, the fake runs under the profile they identify, and every
 // bundled trace must agree. Gated on MILES_NEXT_ROOT (the tree) and MILES_NEXT_PYTHON (a Python with pydantic 2).
-const env = process.env;
-const gate = await milesGate(
-  { sessionServer: true },
-  {
-    MILES_ROOT: env.MILES_NEXT_ROOT ?? '',
-    HARNESS_MILES_PYTHON: env.MILES_NEXT_PYTHON ?? '/usr/bin/python3',
-    HARNESS_MILES_REQUIRED: env.HARNESS_MILES_REQUIRED,
-  },
-);
-const unmet = gate.unmet.map((u) =>
-  u.replace(
-    'MILES_ROOT is not set (a radixark/miles checkout)',
-    'MILES_NEXT_ROOT is not set (a newer Miles tree)',
-  ),
-);
+const gate = await newerMilesGate({ sessionServer: true });
+const unmet = gate.unmet;
 if (unmet.length > 0)
   console.warn(`[skip] newer Miles conformance, unmet preconditions:\n  ${unmet.join('\n  ')}`);
 

@@ -9,27 +9,14 @@ import { milesProfileNamed } from '../../contracts/miles-profile.ts';
 import { LAUNCHER } from '../../replay/conformance/miles-server.ts';
 import { bundledTraceFiles } from '../../replay/conformance/run-conformance.ts';
 import { writeQwen3Traces } from '../helpers/qwen3-traces.ts';
-import { milesGate } from './gate.ts';
+import { newerMilesGate } from './gate.ts';
 
 // `harness conformance --tokenizer qwen3` against the newer Miles tree (docs/conformance.md "A newer Miles"):
 // Miles' own Qwen3TITOTokenizer from its tito_tokenizer package (qwen.py, radixark/miles@3abe1f8c), made by
 // the package's factory, over the real Qwen3 tokenizer, against the fake under profile 4d412b5a. Gated on
 // MILES_NEXT_ROOT (the tree) and MILES_NEXT_PYTHON (a Python with pydantic 2), as conformance-next.test.ts.
-const env = process.env;
-const gate = await milesGate(
-  { sessionServer: true, qwen3: true },
-  {
-    MILES_ROOT: env.MILES_NEXT_ROOT ?? '',
-    HARNESS_MILES_PYTHON: env.MILES_NEXT_PYTHON ?? '/usr/bin/python3',
-    HARNESS_MILES_REQUIRED: env.HARNESS_MILES_REQUIRED,
-  },
-);
-const unmet = gate.unmet.map((u) =>
-  u.replace(
-    'MILES_ROOT is not set (a radixark/miles checkout)',
-    'MILES_NEXT_ROOT is not set (a newer Miles tree)',
-  ),
-);
+const gate = await newerMilesGate({ sessionServer: true, qwen3: true });
+const unmet = gate.unmet;
 if (unmet.length > 0)
   console.warn(`[skip] newer Miles qwen3 conformance, unmet preconditions:\n  ${unmet.join('\n  ')}`);
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MILES_PROFILES, type MilesProfile, milesProfileNamed } from '../../contracts/miles-profile.ts';
 import { catalogueFiles, readCatalogue } from '../../replay/faults/catalogue.ts';
 import { runCatalogue } from '../../replay/faults/run-catalogue.ts';
-import { type MilesGate, milesGate } from './gate.ts';
+import { type MilesGate, milesGate, newerMilesGate } from './gate.ts';
 
 // The field-failure catalogue through Miles' own code (docs/field-failures.md): every row's rollouts
 // against Miles' session server v2 on CPU (Qwen3 tokenizer) and its reward post-processing and pass@k
@@ -11,25 +11,11 @@ import { type MilesGate, milesGate } from './gate.ts';
 // must answer every exchange as Miles does. 31f1ca96's tree is MILES_ROOT; the newer tree (4d412b5a) is
 // MILES_NEXT_ROOT with MILES_NEXT_PYTHON (a Python with pydantic 2), as test/miles/conformance-next.test.ts.
 const needs = { sessionServer: true, qwen3: true, torch: true } as const;
-const env = process.env;
 const trees: Array<{ profile: MilesProfile; gate: MilesGate; unmet: readonly string[] }> = [];
 const current = await milesGate(needs);
 trees.push({ profile: milesProfileNamed('31f1ca96')!, gate: current, unmet: current.unmet });
-const next = await milesGate(needs, {
-  MILES_ROOT: env.MILES_NEXT_ROOT ?? '',
-  HARNESS_MILES_PYTHON: env.MILES_NEXT_PYTHON ?? '/usr/bin/python3',
-  HARNESS_MILES_REQUIRED: env.HARNESS_MILES_REQUIRED,
-});
-trees.push({
-  profile: milesProfileNamed('4d412b5a')!,
-  gate: next,
-  unmet: next.unmet.map((u) =>
-    u.replace(
-      'MILES_ROOT is not set (a radixark/miles checkout)',
-      'MILES_NEXT_ROOT is not set (a newer Miles tree)',
-    ),
-  ),
-});
+const next = await newerMilesGate(needs);
+trees.push({ profile: milesProfileNamed('4d412b5a')!, gate: next, unmet: next.unmet });
 
 const rows = await readCatalogue(await catalogueFiles());
 

@@ -75,3 +75,25 @@ export async function milesGate(
   }
   return { milesRoot, python, unmet, required: env.HARNESS_MILES_REQUIRED === '1' };
 }
+
+/**
+ * The gate of a suite that runs the newer Miles tree: MILES_NEXT_ROOT (the tree) and MILES_NEXT_PYTHON (a
+ * Python with pydantic 2) in place of MILES_ROOT and HARNESS_MILES_PYTHON; its reasons name them.
+ */
+export async function newerMilesGate(
+  needs: MilesNeeds,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<MilesGate> {
+  const gate = await milesGate(needs, {
+    MILES_ROOT: env.MILES_NEXT_ROOT ?? '',
+    HARNESS_MILES_PYTHON: env.MILES_NEXT_PYTHON ?? DEFAULT_PYTHON,
+    HARNESS_MILES_REQUIRED: env.HARNESS_MILES_REQUIRED,
+  });
+  const unmet = gate.unmet.map((u) =>
+    u.replace(
+      'MILES_ROOT is not set (a radixark/miles checkout)',
+      'MILES_NEXT_ROOT is not set (a newer Miles tree)',
+    ),
+  );
+  return { ...gate, unmet };
+}

@@ -103,6 +103,19 @@ describe('Qwen3 tokenizer vs HF Rust tokenizers', () => {
       });
   });
 
+  it('encodes word by word (ids kept per word) as the library encodes the whole text', () => {
+    // The word cache against the uncached path: texts share words in new contexts, and each text is
+    // encoded twice (the second time from the kept pieces and words). fast-check prints its seed.
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 4 }), (texts) => {
+        for (const t of [...texts, texts.join(''), texts.join(' '), ...texts]) {
+          expect(js.encode(t), JSON.stringify(t)).toEqual(js.encodeWhole(t));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('decodes random id runs (split UTF-8 included) to the same text', async () => {
     const ids = fc.sample(fc.array(fc.integer({ min: 0, max: 151668 }), { maxLength: 12 }), 400);
     const expected = await rust.decodeBatch(ids, false);

@@ -106,6 +106,29 @@ export function loneSurrogateAt(text: string): number {
 
 /** Distinct texts between added tokens whose ids are kept; the map is emptied when it fills. */
 const PIECE_CACHE_LIMIT = 20_000;
+/** Distinct words (the split step's pieces) whose ids are kept; the map is emptied when it fills. */
+const WORD_CACHE_LIMIT = 200_000;
+
+type SplitWords = (text: string) => string[];
+
+/**
+ * The library's own split step: the `Split` pre-tokenizer (the file's regex as `@huggingface/tokenizers`
+ * 0.2.0 compiles it, dist/tokenizers.mjs `Split`), the first of the file's `Sequence`. Its words are what
+ * BPE merges within, so each word encodes on its own. Reached through the library's fields (not its
+ * typed API): a version that moves them fails here at load, not with wrong ids.
+ */
+function splitStepOf(inner: Tokenizer): SplitWords {
+  const steps = (inner as unknown as { pre_tokenizer?: { tokenizers?: unknown[] } }).pre_tokenizer
+    ?.tokenizers;
+  const split = steps?.[0] as { constructor?: { name?: string }; pre_tokenize_text?: SplitWords } | undefined;
+  if (steps?.length !== 2 || typeof split?.pre_tokenize_text !== 'function') {
+    // An internal error (exit 4): the pinned library version moved its fields.
+    throw new Error(
+      "@huggingface/tokenizers: the Qwen3 file's Split step is not where version 0.2.0 kept it",
+    );
+  }
+  return (text) => split.pre_tokenize_text!(text);
+}
 
 /** The file's added tokens (content → id), and a pattern matching them leftmost, then longest. */
 function addedTokensOf(file: Record<string, unknown>): { ids: Map<string, number>; pattern: RegExp } {
@@ -127,6 +150,9 @@ export class Qwen3Tokenizer {
   private readonly addedIds: ReadonlySet<number>;
   /** Ids of the texts between added tokens: a conversation re-sends its history every turn. */
   private readonly pieces = new Map<string, readonly number[]>();
+  /** Ids of single words: new texts (replies, observations) are mostly words seen before. */
+  private readonly words = new Map<string, readonly number[]>();
+  private readonly splitWords: SplitWords;
   /** Real tokenizers learn nothing: decodes never change, so a memoized comparison stays valid. */
   readonly vocabularyVersion = 0;
 
@@ -135,6 +161,7 @@ export class Qwen3Tokenizer {
     this.specialIds = specialIdsOf(file);
     this.added = addedTokensOf(file);
     this.addedIds = new Set(this.added.ids.values());
+    this.splitWords = splitStepOf(this.inner);
   }
 
   /**
@@ -167,12 +194,32 @@ export class Qwen3Tokenizer {
   private encodePiece(piece: string, out: number[]): void {
     let ids = this.pieces.get(piece);
     if (ids === undefined) {
-      const fresh: readonly number[] = this.inner.encode(piece, { add_special_tokens: false }).ids;
+      const fresh = this.encodeByWords(piece);
       if (this.pieces.size >= PIECE_CACHE_LIMIT) this.pieces.clear();
       this.pieces.set(piece, fresh);
       ids = fresh;
     }
     for (const id of ids) out.push(id);
+  }
+
+  /**
+   * A piece's ids word by word, as the library does it (NFC, then the split, then BPE within each word),
+   * each word's ids kept. A piece NFC changes goes to the library whole (a word alone would be
+   * normalized again). Equal to `encodeWhole` (a fast-check property in qwen3-tokenizer.test.ts).
+   */
+  encodeByWords(piece: string): readonly number[] {
+    if (piece.normalize('NFC') !== piece) return this.inner.encode(piece, { add_special_tokens: false }).ids;
+    const out: number[] = [];
+    for (const word of this.splitWords(piece)) {
+      const known = this.words.get(word);
+      const ids: readonly number[] = known ?? this.inner.encode(word, { add_special_tokens: false }).ids;
+      if (known === undefined) {
+        if (this.words.size >= WORD_CACHE_LIMIT) this.words.clear();
+        this.words.set(word, ids);
+      }
+      for (const id of ids) out.push(id);
+    }
+    return out;
   }
 
   /** `tokenizer.decode(ids, skip_special_tokens=False)`; bytes that are not UTF-8 read as U+FFFD. */

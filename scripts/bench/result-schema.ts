@@ -192,9 +192,20 @@ export const WorkersResultSchema = z.object({
 });
 export type WorkersResult = z.infer<typeof WorkersResultSchema>;
 
-/** `npm run bench:tokenizer -- --out FILE` (tokenizer-bench.ts, format harness-bench-tokenizer/1). */
+/** `npm run bench:tokenizer -- --out FILE` (tokenizer-bench.ts, format harness-bench-tokenizer/2). */
+const TokenizerRatiosSchema = z.object({
+  tree: z.enum(['this', 'baseline']),
+  episodes: z.enum(['default', 'same']),
+  step: z.number(),
+  cpu: z.number(),
+  wall: z.number(),
+  peak_rss: z.number(),
+  step_per_pair: z.array(z.number()),
+  cpu_per_pair: z.array(z.number()),
+});
+
 export const TokenizerResultSchema = z.object({
-  format: z.literal('harness-bench-tokenizer/1'),
+  format: z.literal('harness-bench-tokenizer/2'),
   started_at: z.string().optional(),
   machine: MachineSchema,
   tokenizer: z.object({
@@ -205,17 +216,23 @@ export const TokenizerResultSchema = z.object({
   }),
   replay: z.object({
     rollouts: z.number().int(),
+    pairs: z.number().int(),
+    /** The other checkout measured alternately (`--baseline DIR`), or null. */
+    baseline: z.string().nullable(),
     runs: z.array(
       z.object({
+        tree: z.enum(['this', 'baseline']),
+        /** `default`: each flag's own episodes (qwen3 turns tool calls on); `same`: one written set on both. */
+        episodes: z.enum(['default', 'same']),
         tokenizer: z.enum(['toy', 'qwen3']),
         exit_code: z.number().int(),
         wall_ms: z.number(),
         step_ms: z.number(),
+        cpu_s: z.number(),
         peak_rss_mb: z.number(),
       }),
     ),
-    qwen3_over_toy: z.object({ wall: z.number(), step: z.number(), peak_rss: z.number() }),
-    step_ratio_per_pair: z.array(z.number()),
+    qwen3_over_toy: z.array(TokenizerRatiosSchema),
   }),
 });
 export type TokenizerResult = z.infer<typeof TokenizerResultSchema>;

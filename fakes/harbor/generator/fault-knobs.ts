@@ -1,3 +1,4 @@
+import { EMIT_FAULTS } from '../../../contracts/directive.ts';
 import type { Turn } from '../episode-schema.ts';
 import type { GeneratorParams } from './params.ts';
 import type { RandomSource } from './random-source.ts';
@@ -9,16 +10,6 @@ import type { RandomSource } from './random-source.ts';
  */
 
 type Faults = GeneratorParams['faults'];
-
-/** The emission faults, tried in this order; at most one per main call. */
-const EMIT_KNOBS = [
-  'think_in_content',
-  'char_tokens',
-  'tool_call_zero_args',
-  'tool_call_literal_end',
-  'tool_call_split_markers',
-  'tool_call_numbers_as_strings',
-] as const;
 
 /** What the rollout's turn knows when its main call's faults are drawn. */
 export interface CallPlace {
@@ -43,7 +34,8 @@ function bashCall(place: CallPlace, keystrokes = `${place.command}\n`): NonNulla
 }
 
 function drawEmitFault(turn: Turn, faults: Faults, rng: RandomSource, place: CallPlace): void {
-  const fault = EMIT_KNOBS.find((knob) => drawn(faults[knob], rng));
+  // The emission faults are tried in their declared order; at most one per main call.
+  const fault = EMIT_FAULTS.find((knob) => drawn(faults[knob], rng));
   if (fault === undefined) return;
   turn.emit_fault = fault;
   if (fault === 'think_in_content') return;

@@ -22,9 +22,19 @@ const TreeSchema = z
     const at = s.indexOf('=');
     return { name: s.slice(0, at), dir: resolve(s.slice(at + 1)) };
   })
-  .refine((t) => existsSync(resolve(t.dir, 'scripts/bench/bench.ts')), {
-    message: 'DIR must be a checkout of the harness (no scripts/bench/bench.ts there)',
+  .refine((t) => benchEntries('bench.ts').some((f) => existsSync(resolve(t.dir, f))), {
+    message: 'DIR must be a checkout of the harness (no scripts/bench/bench.ts or scripts/bench.ts there)',
   });
+
+/** Where a tree keeps a script of the benchmarks: scripts/bench/ since issue 35 split scripts/ by role, scripts/ before. */
+function benchEntries(file: string): string[] {
+  return [`scripts/bench/${file}`, `scripts/${file}`];
+}
+
+function benchScript(tree: Tree, file: string): string {
+  const found = benchEntries(file).find((f) => existsSync(resolve(tree.dir, f)));
+  return resolve(tree.dir, found ?? `scripts/bench/${file}`);
+}
 
 const FLAGS = {
   tree: {
@@ -52,8 +62,8 @@ const SPEC = {
 
 function probeArgs(probe: 'quick' | 'step', tree: Tree): string[] {
   const flags = ['--max-semi-space-size=16'];
-  if (probe === 'quick') return [...flags, resolve(tree.dir, 'scripts/bench/bench.ts'), '--quick', '--json'];
-  const probeFile = resolve(tree.dir, 'scripts/bench/realistic-probe.ts');
+  if (probe === 'quick') return [...flags, benchScript(tree, 'bench.ts'), '--quick', '--json'];
+  const probeFile = benchScript(tree, 'realistic-probe.ts');
   return ['--expose-gc', ...flags, probeFile, '32', '50', '32768', '1', 'processes'];
 }
 

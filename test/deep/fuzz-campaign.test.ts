@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
 import { identityHolds } from '../../replay/accounting/schema.ts';
 import { runFuzz } from '../../replay/fuzz/run-fuzz.ts';
+import { deepCampaignSeed } from './deep-seed.ts';
 
 /**
  * Deep tier (`npm run test:deep`): a fuzz campaign ten times the size of `npm test`'s four-case one
@@ -16,10 +17,7 @@ import { runFuzz } from '../../replay/fuzz/run-fuzz.ts';
 
 const factor = Number(process.env.HARNESS_DEEP_FACTOR ?? '10');
 const runs = 4 * factor;
-const seed =
-  process.env.HARNESS_DEEP_SEED === undefined
-    ? Math.floor(Math.random() * 2 ** 31)
-    : Number(process.env.HARNESS_DEEP_SEED);
+const seed = deepCampaignSeed();
 
 let dir: string;
 let tasks: string[];

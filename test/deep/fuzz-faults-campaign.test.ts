@@ -7,6 +7,7 @@ import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
 import type { TokenizerName } from '../../fakes/tokenizer/tito.ts';
 import { faultParams, mixableKinds } from '../../replay/fuzz/faults.ts';
 import { runFuzz } from '../../replay/fuzz/run-fuzz.ts';
+import { deepCampaignSeed } from './deep-seed.ts';
 
 /**
  * Deep tier (`npm run test:deep`): a mixed fault campaign (docs/field-failures.md "In fuzzing"): every
@@ -20,10 +21,7 @@ import { runFuzz } from '../../replay/fuzz/run-fuzz.ts';
 
 const RUNS = 10;
 const RATE = 0.15;
-const seed =
-  process.env.HARNESS_DEEP_SEED === undefined
-    ? Math.floor(Math.random() * 2 ** 31)
-    : Number(process.env.HARNESS_DEEP_SEED);
+const seed = deepCampaignSeed();
 
 let dir: string;
 let tasks: string[];

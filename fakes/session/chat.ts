@@ -176,10 +176,28 @@ function resolveRequest(
   return { intent, kwargs, tools };
 }
 
-function messagesOf(body: Record<string, unknown>): unknown[] {
+/**
+ * What Miles' attach walk sees of `request_body.get("messages", [])`, which it never type-checks: the walk
+ * calls `len()` on it and indexes it only against a node's (never empty) delta, so on an empty tree any
+ * value passes, and `""` or `{}` (length 0, never indexed) pass on any tree; anything else raises there. `""` goes on as an empty conversation: the template iterates nothing and the commit's
+ * `list(""[n:])` is `[]` (checked against both profiles by the raw requests of `harness conformance`).
+ */
+function positionedMessages(state: SessionState, body: Record<string, unknown>): unknown[] {
   const messages = 'messages' in body ? body.messages : [];
-  if (!Array.isArray(messages)) throw internalServerError('messages is not a list');
-  return messages;
+  if (Array.isArray(messages)) return messages;
+  const lengthZero = messages === '' || (isJsonObject(messages) && Object.keys(messages).length === 0);
+  if (lengthZero || state.tree.size === 0) return [];
+  // A string indexes to its characters, which the matcher then fails on (its 500 JSON); a dict's `[0]`
+  // and a number's `len()` raise outside the matcher.
+  if (typeof messages === 'string') return [...messages];
+  throw internalServerError('messages is not a list: the attach walk raises');
+}
+
+/** Past positioning, only `""` renders; any other non-list raises in the render or, `{}`, in the commit. */
+function renderableOrCrash(body: Record<string, unknown>): void {
+  const messages = 'messages' in body ? body.messages : [];
+  if (!Array.isArray(messages) && messages !== '')
+    throw internalServerError('messages is not a list: the render or the commit raises');
 }
 
 function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
@@ -192,7 +210,7 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
   // 31f1ca96 rewrites the request before positioning it; the newer Miles finds the attach node first.
   const resolvedLater = config.switches.forwardedRequestDefaults;
   const early = resolvedLater ? null : rewriteRequest(config, body);
-  const messages = messagesOf(body);
+  const messages = positionedMessages(state, body);
   let attach: TrajectoryNode | null;
   try {
     attach = positionForRequest(state, messages, config.switches.activeLeaf);
@@ -201,6 +219,7 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
     throw error;
   }
   const rewritten = early ?? crashIsPlain500(() => resolveRequest(config, state, body, attach));
+  renderableOrCrash(body);
   const memory = config.recordMemory;
   memory.adoptHistory(messages, attach);
   const prompt = crashIsPlain500(() =>

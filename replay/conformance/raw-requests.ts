@@ -61,6 +61,38 @@ const RAW_REQUESTS: readonly RawRequest[] = [
     path: '/sessions/{id}/v1/chat/completions',
     body: '{"messages":[{"role":"user","content":"hi"}],"chat_template_kwargs":[1]}',
   },
+  // A `messages` that is not a list: Python positions it anyway (`len()` and indexing decide whether that
+  // raises), so which error wins depends on the tree and on the profile's order of checks.
+  {
+    step: 'messages a string, kwargs not an object, empty tree',
+    method: 'POST',
+    path: '/sessions/{id}/v1/chat/completions',
+    body: '{"messages":"","chat_template_kwargs":0}',
+  },
+  {
+    step: 'messages a number, kwargs not an object, empty tree',
+    method: 'POST',
+    path: '/sessions/{id}/v1/chat/completions',
+    body: '{"messages":5,"chat_template_kwargs":0}',
+  },
+  {
+    step: 'messages a string, empty tree',
+    method: 'POST',
+    path: '/sessions/{id}/v1/chat/completions',
+    body: '{"messages":"ab"}',
+  },
+  {
+    step: 'messages an object, empty tree',
+    method: 'POST',
+    path: '/sessions/{id}/v1/chat/completions',
+    body: '{"messages":{"role":"user"}}',
+  },
+  {
+    step: 'messages null, empty tree',
+    method: 'POST',
+    path: '/sessions/{id}/v1/chat/completions',
+    body: '{"messages":null}',
+  },
   { step: 'samples on an empty session', method: 'POST', path: '/sessions/{id}/samples', body: '' },
   { step: 'samples body not an object', method: 'POST', path: '/sessions/{id}/samples', body: '[]' },
   { step: 'samples body not JSON', method: 'POST', path: '/sessions/{id}/samples', body: 'nope' },
@@ -74,6 +106,57 @@ const RAW_REQUESTS: readonly RawRequest[] = [
     scripted: true,
   },
   { step: 'get after float fields', method: 'GET', path: '/sessions/{id}' },
+  {
+    step: 'messages a number, kwargs not an object, a tree',
+    method: 'POST',
+    path: '/sessions/{id}/v1/chat/completions',
+    body: '{"messages":5,"chat_template_kwargs":0}',
+  },
+  {
+    step: 'messages an empty string, kwargs not an object, a tree',
+    method: 'POST',
+    path: '/sessions/{id}/v1/chat/completions',
+    body: '{"messages":"","chat_template_kwargs":0}',
+  },
+  {
+    step: 'messages a string, kwargs not an object, a tree',
+    method: 'POST',
+    path: '/sessions/{id}/v1/chat/completions',
+    body: '{"messages":"ab","chat_template_kwargs":0}',
+  },
+  {
+    step: 'messages a string, a tree',
+    method: 'POST',
+    path: '/sessions/{id}/v1/chat/completions',
+    body: '{"messages":"ab"}',
+  },
+  {
+    step: 'messages an empty object, kwargs not an object, a tree',
+    method: 'POST',
+    path: '/sessions/{id}/v1/chat/completions',
+    body: '{"messages":{},"chat_template_kwargs":0}',
+  },
+  {
+    step: 'messages an object, a tree',
+    method: 'POST',
+    path: '/sessions/{id}/v1/chat/completions',
+    body: '{"messages":{"role":"user"}}',
+  },
+  {
+    step: 'messages an empty string, a tree: a new root',
+    method: 'POST',
+    path: '/sessions/{id}/v1/chat/completions',
+    body: '{"messages":""}',
+    scripted: true,
+  },
+  {
+    step: 'messages an empty object, a tree: answered, then the commit fails',
+    method: 'POST',
+    path: '/sessions/{id}/v1/chat/completions',
+    body: '{"messages":{}}',
+    scripted: true,
+  },
+
   {
     step: 'samples with a float as agent metadata (422)',
     method: 'POST',

@@ -387,3 +387,71 @@ describe("samplesWire 'spans' (utils/types.py WeightVersionsPerCall.from_meta_in
     expect(oldSample!.spec_info).toBeUndefined();
   });
 });
+
+describe('a `messages` that is not a list (session_state.py attach_point_for_request, request_args.py)', () => {
+  // Expectations are what each Miles answered to the same bodies in `harness conformance --miles-root` (its
+  // raw requests, replay/conformance/raw-requests.ts): the newer Miles positions before it reads
+  // chat_template_kwargs, 31f1ca96 after; on an empty tree the walk never touches `messages`.
+  const KWARGS = { error: 'chat_template_kwargs must be an object' };
+  const MATCHER = { error: 'session message matcher raised an exception' };
+  const PLAIN = 'Internal Server Error';
+  type Expected = readonly [number, unknown];
+  const answer = async (stack: typeof newer, id: string, body: unknown): Promise<Expected> => {
+    const r = await stack.client.chat(id, body);
+    return [r.status, r.status === 500 && r.text === PLAIN ? PLAIN : r.json];
+  };
+  const cases: ReadonlyArray<{ body: unknown; tree: boolean; newer: Expected; older: Expected }> = [
+    // The shrunk counterexample of the malformed-request property (CI, 2026-12-05).
+    {
+      body: { messages: '', chat_template_kwargs: 0 },
+      tree: false,
+      newer: [400, KWARGS],
+      older: [400, KWARGS],
+    },
+    {
+      body: { messages: 5, chat_template_kwargs: 0 },
+      tree: false,
+      newer: [400, KWARGS],
+      older: [400, KWARGS],
+    },
+    { body: { messages: 'ab' }, tree: false, newer: [500, PLAIN], older: [500, PLAIN] },
+    { body: { messages: null }, tree: false, newer: [500, PLAIN], older: [500, PLAIN] },
+    { body: { messages: 5, chat_template_kwargs: 0 }, tree: true, newer: [500, PLAIN], older: [400, KWARGS] },
+    {
+      body: { messages: '', chat_template_kwargs: 0 },
+      tree: true,
+      newer: [400, KWARGS],
+      older: [400, KWARGS],
+    },
+    {
+      body: { messages: 'ab', chat_template_kwargs: 0 },
+      tree: true,
+      newer: [500, MATCHER],
+      older: [400, KWARGS],
+    },
+    { body: { messages: 'ab' }, tree: true, newer: [500, MATCHER], older: [500, MATCHER] },
+    { body: { messages: {} }, tree: true, newer: [500, PLAIN], older: [500, PLAIN] },
+    { body: { messages: { role: 'user' } }, tree: true, newer: [500, PLAIN], older: [500, PLAIN] },
+  ];
+
+  it.each(cases)('$body on a tree: $tree', async (c) => {
+    for (const [stack, expected] of [
+      [newer, c.newer],
+      [older, c.older],
+    ] as const) {
+      const id = await stack.client.create();
+      if (c.tree) await stack.client.chat(id, { messages: [U1] });
+      expect(await answer(stack, id, c.body)).toEqual(expected);
+    }
+  });
+
+  it('an empty string is an empty conversation: a new root whose delta is the reply alone', async () => {
+    for (const stack of [newer, older]) {
+      const id = await stack.client.create();
+      await stack.client.chat(id, { messages: [U1] });
+      expect((await stack.client.chat(id, { messages: '' })).status).toBe(200);
+      const nodes = (await stack.client.get(id)).metadata.tree.nodes;
+      expect(nodes.map((n) => n.parent)).toEqual([null, null]);
+    }
+  });
+});

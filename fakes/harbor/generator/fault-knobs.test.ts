@@ -283,7 +283,10 @@ describe('fault knob upstream_abort under a session that answers the abort 503',
 
 describe('fault knob uneven_group', () => {
   it("compacts the group's first rollout and no other at rate 1, none at rate 0", async () => {
-    const compacted = (p: Played) => p.events.some((e) => e.kind === 'summary' && e.outcome === 'ok');
+    // Compacted: some summarization sub-call was answered (the summary with its questions and answers, or
+    // the short summary Terminus falls back to when every summary attempt overflows; seed 179538). Each is
+    // a root of its own in the session tree, so the rollout brings more rows than its siblings.
+    const compacted = (p: Played) => p.events.some((e) => e.kind !== 'main' && e.outcome === 'ok');
     await fc.assert(
       fc.asyncProperty(seeds, async (seed) => {
         expect((await play('uneven_group', 1, seed, 'default', 3)).map(compacted)).toEqual([

@@ -75,6 +75,8 @@ interface Prepared {
   readonly messages: unknown[];
   readonly prompt: TokenSnapshot;
   readonly attachParent: TrajectoryNode | null;
+  /** `messages` was `{}`: rendered and sent as an empty conversation, but the commit's `{}[n:]` raises. */
+  readonly commitRaises: boolean;
 }
 
 /** The request rewritten for the backend: what the client's reply carries, and how the prompt renders. */
@@ -179,25 +181,36 @@ function resolveRequest(
 /**
  * What Miles' attach walk sees of `request_body.get("messages", [])`, which it never type-checks: the walk
  * calls `len()` on it and indexes it only against a node's (never empty) delta, so on an empty tree any
- * value passes, and `""` or `{}` (length 0, never indexed) pass on any tree; anything else raises there. `""` goes on as an empty conversation: the template iterates nothing and the commit's
- * `list(""[n:])` is `[]` (checked against both profiles by the raw requests of `harness conformance`).
+ * value passes, and `""` or `{}` (length 0, never indexed) pass on any tree; anything else raises there.
+ * Checked against both profiles by the raw requests of `harness conformance`.
  */
 function positionedMessages(state: SessionState, body: Record<string, unknown>): unknown[] {
-  const messages = 'messages' in body ? body.messages : [];
+  const messages = requestMessagesOf(body);
   if (Array.isArray(messages)) return messages;
-  const lengthZero = messages === '' || (isJsonObject(messages) && Object.keys(messages).length === 0);
-  if (lengthZero || state.tree.size === 0) return [];
+  if (messages === '' || isEmptyObject(messages) || state.tree.size === 0) return [];
   // A string indexes to its characters, which the matcher then fails on (its 500 JSON); a dict's `[0]`
   // and a number's `len()` raise outside the matcher.
   if (typeof messages === 'string') return [...messages];
   throw internalServerError('messages is not a list: the attach walk raises');
 }
 
-/** Past positioning, only `""` renders; any other non-list raises in the render or, `{}`, in the commit. */
-function renderableOrCrash(body: Record<string, unknown>): void {
-  const messages = 'messages' in body ? body.messages : [];
-  if (!Array.isArray(messages) && messages !== '')
-    throw internalServerError('messages is not a list: the render or the commit raises');
+/**
+ * Past positioning, `""` and `{}` render as an empty conversation (the template iterates nothing) and go
+ * upstream; `""` commits (`list(""[n:])` is `[]`), `{}` raises at the commit. Any other non-list raises
+ * in the render: a plain 500 before the backend is called.
+ */
+function renderable(body: Record<string, unknown>): void {
+  const messages = requestMessagesOf(body);
+  if (!Array.isArray(messages) && messages !== '' && !isEmptyObject(messages))
+    throw internalServerError('messages is not a list: the render raises');
+}
+
+function requestMessagesOf(body: Record<string, unknown>): unknown {
+  return 'messages' in body ? body.messages : [];
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return isJsonObject(value) && Object.keys(value).length === 0;
 }
 
 function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
@@ -219,7 +232,7 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
     throw error;
   }
   const rewritten = early ?? crashIsPlain500(() => resolveRequest(config, state, body, attach));
-  renderableOrCrash(body);
+  renderable(body);
   const memory = config.recordMemory;
   memory.adoptHistory(messages, attach);
   const prompt = crashIsPlain500(() =>
@@ -228,7 +241,8 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
   memory.setPromptIds(body, prompt);
   const pool = config.forwardBuffers;
   const payload = memory.forwardedBytes(body, pool === undefined ? undefined : (size) => pool.take(size));
-  return { body, payload, intent: rewritten.intent, messages, prompt, attachParent: attach };
+  const commitRaises = isEmptyObject(requestMessagesOf(body));
+  return { body, payload, intent: rewritten.intent, messages, prompt, attachParent: attach, commitRaises };
 }
 
 /** Runs `step`; Miles' own refusals pass, anything else is the plain 500 of an unhandled exception. */
@@ -297,6 +311,7 @@ export async function handleChat(config: ChatConfig, chat: IncomingChat): Promis
     };
     const finish = completion.choice.finish_reason;
     try {
+      if (prepared.commitRaises) throw new TypeError("unhashable type: 'slice'");
       const node = commitGeneration(state, {
         attachParent: prepared.attachParent,
         requestMessages: prepared.messages,

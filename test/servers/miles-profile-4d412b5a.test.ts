@@ -445,6 +445,21 @@ describe('a `messages` that is not a list (session_state.py attach_point_for_req
     }
   });
 
+  it('an empty object is rendered and sent upstream, then the commit raises: a 500 and no node', async () => {
+    // `{}` passes the walk (len 0) and the render, so Miles calls the engine; only the commit's
+    // `list({}[0:])` raises. A number raises in the walk, before any call.
+    for (const stack of [newer, older]) {
+      const id = await stack.client.create();
+      await stack.client.chat(id, { messages: [U1] });
+      const calls = stack.policy.log.byRoutingKey(id).length;
+      expect(await answer(stack, id, { messages: {} })).toEqual([500, PLAIN]);
+      expect(stack.policy.log.byRoutingKey(id).length).toBe(calls + 1);
+      expect(await answer(stack, id, { messages: 5 })).toEqual([500, PLAIN]);
+      expect(stack.policy.log.byRoutingKey(id).length).toBe(calls + 1);
+      expect((await stack.client.get(id)).metadata.tree.nodes).toHaveLength(1);
+    }
+  });
+
   it('an empty string is an empty conversation: a new root whose delta is the reply alone', async () => {
     for (const stack of [newer, older]) {
       const id = await stack.client.create();

@@ -37,6 +37,8 @@ const SITES: Record<string, string[]> = {
   'rollback-then-longer': ['r0 t3 not_an_extension'],
   'concurrent-requests': ['r0 t2 concurrent_diverge', 'r0 t3 not_an_extension'],
   'upstream-abort': ['r0 t1 emitted_vs_render', 'r0 t2 not_an_extension'],
+  // The aborted reply is the first, so the retry re-sends the first request.
+  'upstream-abort-first-turn': ['r0 t0 emitted_vs_render', 'r0 t1 not_an_extension'],
   'infra-abort-scored-zero': [],
   'infra-abort-group-dropped': [],
   'length-recover': ['r0 t1 emitted_vs_render', 'r0 t2 not_an_extension'],

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { MILES_PROFILE_NAMES } from '../../contracts/miles-profile.ts';
 import { isTraceReply } from '../../contracts/trace.ts';
@@ -33,6 +34,31 @@ describe('the field-failure catalogue', () => {
       expect(scenario.not_caught_why !== undefined, `${scenario.id}: not_caught_why`).toBe(
         outcomes.includes('not_caught'),
       );
+    }
+  });
+
+  it('is listed in docs/field-failures.md row by row with its recorded outcomes, and the totals count them', async () => {
+    const doc = await readFile(new URL('../../docs/field-failures.md', import.meta.url), 'utf8');
+    const table = [
+      ...doc.matchAll(/^\| (\d+) \| \[([\w-]+)\]\([^)]*\) \|[^|]*\| ([\w ]+) \|(?:[^|]*\|){3} ([\w ]+) \|/gm),
+    ];
+    expect(table.map((m) => Number(m[1]))).toEqual(rows.map((_, i) => i + 1));
+    const listed = new Map(table.map((m) => [m[2], [m[3]?.trim(), m[4]?.trim()]]));
+    for (const [k, profile] of (['31f1ca96', '4d412b5a'] as const).entries()) {
+      const outcomes = new Map(
+        rows.map((r) => [r.scenario.id, r.scenario.recorded?.harness[profile]?.outcome.replace('_', ' ')]),
+      );
+      expect(new Map([...listed].map(([id, o]) => [id, o[k]])), profile).toEqual(outcomes);
+      const totals = new RegExp(
+        `\\*\\*Totals, ${profile}\\*\\*[^*]*?: (\\d+) rows;\\s+the harness catches (\\d+)[^*]*?does not catch (\\d+)`,
+      );
+      const [, total, caught, missed] = doc.match(totals) ?? [];
+      const counted = [...outcomes.values()];
+      expect([total, caught, missed].map(Number), `${profile} totals`).toEqual([
+        rows.length,
+        counted.filter((o) => o === 'caught').length,
+        counted.filter((o) => o === 'not caught').length,
+      ]);
     }
   });
 

@@ -5,8 +5,12 @@ import type { Progress } from './progress.ts';
 import type { PromptSource } from './prompt-source.ts';
 import { CollectRaisedError, type RolloutContext, runRollout } from './rollout.ts';
 
-/** A refill bound Miles does not have: it pulls prompts until enough groups pass, however long it takes. */
-export const MAX_GROUPS_PER_BATCH_FACTOR = 4;
+/**
+ * A refill bound Miles does not have: it pulls prompts until enough groups pass, however long it takes.
+ * Eight, not four: at four, a fuzz task whose first-turn failures (2 % a rollout) fell one in each of its
+ * first four groups ended the step short (deep-tier seed 456650372), a stop Miles would not make.
+ */
+export const MAX_GROUPS_PER_BATCH_FACTOR = 8;
 
 export interface RolloutStepOptions {
   readonly rolloutBatchSize: number;

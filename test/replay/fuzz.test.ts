@@ -8,6 +8,7 @@ import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
 import { defaultPostprocess } from '../../fakes/session/hooks/default-postprocess.ts';
 import type { SamplePostprocessor } from '../../fakes/session/hooks/types.ts';
 import { identityHolds } from '../../replay/accounting/schema.ts';
+import { MAX_GROUPS_PER_BATCH_FACTOR } from '../../replay/driver/rollout-step.ts';
 import { runFuzz, shardRuns } from '../../replay/fuzz/run-fuzz.ts';
 import { runReplay } from '../../replay/run-replay.ts';
 
@@ -85,8 +86,8 @@ describe('harness fuzz', () => {
     expect(failure.shrinks).toBeGreaterThan(0);
     expect(failure.episodes).toHaveLength(1);
     const script = JSON.parse(await readFile(failure.episodes[0]!, 'utf8'));
-    // One variant per trial, refills included (4 × the group size).
-    expect(script.variants).toHaveLength(failure.batch.samples * 4);
+    // One variant per trial, refills included (the refill bound × the group size).
+    expect(script.variants).toHaveLength(failure.batch.samples * MAX_GROUPS_PER_BATCH_FACTOR);
 
     // The printed command: env assignments, then `npx harness replay` and its arguments.
     const words = failure.command.split(' ');

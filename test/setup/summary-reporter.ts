@@ -7,6 +7,18 @@ function firstLine(error: SerializedError): string {
 }
 
 /**
+ * A failed test's closing text: the message's first line and, for a fast-check property, the seed and
+ * path fast-check printed further down (`{ seed: S, path: "P", endOnFailure: true }`), so the line a CI
+ * log ends with is enough to replay it (`FC_SEED=S`).
+ */
+export function failureText(error: SerializedError): string {
+  const replay = /\{ seed: (-?\d+), path: "([^"]*)"/.exec(error.message ?? '');
+  return replay === null
+    ? firstLine(error)
+    : `${firstLine(error)} (fast-check seed ${replay[1]}, path "${replay[2]}"; FC_SEED=${replay[1]} replays it)`;
+}
+
+/**
  * Prints one plain closing line, `vitest: N passed, N failed, N skipped`, after vitest's own summary,
  * so CI logs state the counts in a form any log reader understands. A file that failed before any test
  * ran (an error while collecting it), an error outside any test, and the first failed tests are named
@@ -28,7 +40,7 @@ export function summaryLine(
       else if (state === 'failed') {
         failed += 1;
         const error = test.result().errors?.[0];
-        failures.push(`${test.fullName}${error ? `: ${firstLine(error)}` : ''}`);
+        failures.push(`${test.fullName}${error ? `: ${failureText(error)}` : ''}`);
       } else skipped += 1;
     }
     const errors = module.errors();

@@ -123,7 +123,11 @@ export const TurnSchema = CallSpecSchema.extend({
    * episode then continues past where it had been (PrimeIntellect-ai/prime-rl#2634).
    */
   rollback: z.boolean().optional(),
-  /** The main request goes out twice at the same moment into the session; the second reply is dropped (radixark/miles#3258). */
+  /**
+   * The main request goes out with a twin at the same moment into the session: the same history, a
+   * parallel branch's observation as the last message (engine/parallel-branch.ts); the twin's reply is
+   * dropped (radixark/miles#3258).
+   */
   concurrent: z.boolean().optional(),
   /** The client drops `reasoning_content` from the assistant messages it re-sends from here on (prime-rl#1334, verl#6854). */
   strip_thinking: z.boolean().optional(),

@@ -197,8 +197,9 @@ export class EpisodeCalls {
   }
 
   /**
-   * A second request with the same messages and directive, sent while the main call is in flight (two
-   * requests in one session at once); its reply or error is logged and dropped, and nothing is counted.
+   * A second request, sent while the main call is in flight (two requests in one session at once): the
+   * caller gives its messages (a parallel branch's, play-episode.ts), the directive is the main call's.
+   * Its reply or error is logged and dropped, and nothing is counted.
    */
   async concurrentTwin(kind: CallKind, messages: readonly ChatMessage[], spec: CallSpec, content: string) {
     const started = performance.now();

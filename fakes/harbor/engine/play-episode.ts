@@ -11,6 +11,7 @@ import {
   ScriptedTimeoutError,
   SequenceLengthExceededError,
 } from './errors.ts';
+import { parallelBranchPrompt } from './parallel-branch.ts';
 import type { ParsedCommand, ParseResult } from './parse-result.ts';
 import {
   completionConfirmation,
@@ -111,6 +112,8 @@ class EpisodeRun {
   private stripThinking = false;
   /** The model's output limit as the agent knows it (`max_tokens` of its sampling params). */
   private readonly outputLimit: number | undefined;
+  /** The last command the episode typed (duration capped): what a `concurrent` twin's branch timed out on. */
+  private lastCommand: ParsedCommand | undefined;
 
   constructor(options: PlayEpisodeOptions) {
     this.episode = options.episode;
@@ -228,6 +231,7 @@ class EpisodeRun {
     const capped = commands.map((c) => ({ ...c, duration: pyMinDuration(c.duration, 60) }));
     const timedOut = turn.send_timeout === true && capped.length > 0 ? capped.at(-1) : undefined;
     const sent = timedOut ? capped.slice(0, -1) : capped;
+    this.lastCommand = capped.at(-1) ?? this.lastCommand;
     this.terminal.runBatch(
       sent.map((c) => c.keystrokes),
       {
@@ -287,8 +291,7 @@ class EpisodeRun {
     const messages = [...this.history.messages, prompt];
     const content = spec.content ?? mainReply(this.episode.script.parser, turn, this.calls.turn);
     let reply: MainReply;
-    const twin =
-      turn.concurrent === true ? this.calls.concurrentTwin('main', messages, spec, content) : undefined;
+    const twin = turn.concurrent === true ? this.concurrentTwin(prompt, spec, content) : undefined;
     try {
       reply = await this.calls.call('main', messages, spec, MAIN_CALL_ATTEMPTS, content);
     } catch (error) {
@@ -309,6 +312,16 @@ class EpisodeRun {
     }
     this.history.messages.push(prompt, assistant(reply, !this.stripThinking));
     return reply;
+  }
+
+  /**
+   * The `concurrent` turn's twin (radixark/miles#3258): the same history, the parallel branch's
+   * observation as its last message (parallel-branch.ts), the main call's directive.
+   */
+  private concurrentTwin(prompt: ChatMessage, spec: CallSpec, content: string): Promise<void> {
+    const branch = parallelBranchPrompt(prompt.content, this.lastCommand, this.terminal.visibleScreen());
+    const messages = [...this.history.messages, { ...prompt, content: branch }];
+    return this.calls.concurrentTwin('main', messages, spec, content);
   }
 
   /**

@@ -49,9 +49,32 @@ const QUIET: GeneratorParamsInput = {
 
 type Knob = keyof GeneratorParams['faults'];
 
+/** One HTTP request as the agent's fetch saw it: sent at `start`, answered at `end` (one clock for both). */
+interface Span {
+  readonly messages: ChatMessage[];
+  readonly start: number;
+  end: number;
+  status: number;
+}
+
 interface Played {
   readonly requests: RecordedChatRequest[];
   readonly events: CallEvent[];
+  readonly spans: Span[];
+}
+
+/** A fetch that records when each request leaves and when its answer arrives. */
+function timedFetch(spans: Span[]): typeof fetch {
+  let clock = 0;
+  return async (input, init) => {
+    const body = JSON.parse(String(init?.body)) as { messages: ChatMessage[] };
+    const span: Span = { messages: body.messages, start: clock++, end: Number.POSITIVE_INFINITY, status: 0 };
+    spans.push(span);
+    const response = await fetch(input, init);
+    span.end = clock++;
+    span.status = response.status;
+    return response;
+  };
 }
 
 /** Plays variants `0..count-1` of a task generated with `knob` at `rate`; one record per variant. */
@@ -70,14 +93,16 @@ async function play(
     const policy = directivePolicy({ baseUrl: BASE, tokenizer });
     server.use(policy.handler);
     const events: CallEvent[] = [];
+    const spans: Span[] = [];
     await playEpisode({
       episode: resolveEpisode(script, script.instance_id, k),
       baseUrl: BASE,
       samplingParams: { temperature: 1, max_tokens: RESPONSE_LIMIT },
+      fetchImpl: timedFetch(spans),
       onCall: (e) => events.push(e),
     });
     server.resetHandlers();
-    played.push({ requests: policy.requests, events });
+    played.push({ requests: policy.requests, events, spans });
   }
   return played;
 }
@@ -124,10 +149,21 @@ const SHOWS: Record<Exclude<Knob, 'uneven_group'>, (p: Played) => boolean> = {
         (after === undefined || same(after.messages.slice(0, 3), r.messages))
       );
     }),
-  // concurrent-requests: two requests with the same messages in flight together, both answered.
+  // concurrent-requests: two requests in flight together, both answered, on the same history and with
+  // different last messages (parallel branches), one of them the dropped twin (attempt 0).
   concurrent: (p) =>
-    okRequests(p).some((r, j, all) => j > 0 && same(r.messages, all[j - 1]!.messages)) &&
-    p.events.some((e) => e.attempt === 0),
+    p.spans.some((a, j) =>
+      p.spans.some(
+        (b, k) =>
+          j < k &&
+          b.start < a.end &&
+          a.start < b.end &&
+          a.status === 200 &&
+          b.status === 200 &&
+          same(a.messages.slice(0, -1), b.messages.slice(0, -1)) &&
+          !same(a.messages.slice(-1), b.messages.slice(-1)),
+      ),
+    ) && p.events.some((e) => e.attempt === 0),
   // upstream-abort: a 200 with finish_reason abort, then the same request again.
   upstream_abort: (p) =>
     p.requests.some(

@@ -13,7 +13,7 @@ import { milesProfileFlag } from '../../contracts/miles-profile-flag.ts';
 import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
 import { identityHolds, lostTotal } from '../../replay/accounting/schema.ts';
 import type { FaultCensus } from '../../replay/fuzz/fault-census.ts';
-import { DEFAULT_FAULT_RATE, FUZZ_FAULT_KINDS, faultParams } from '../../replay/fuzz/faults.ts';
+import { DEFAULT_FAULT_RATE, FUZZ_FAULT_KINDS, injectedFaults } from '../../replay/fuzz/faults.ts';
 import { type FuzzResult, runFuzz } from '../../replay/fuzz/run-fuzz.ts';
 import type { CliCommand, CliIo } from '../io.ts';
 import { tokenizerFlag } from './serve/options.ts';
@@ -82,6 +82,7 @@ function jsonOf(result: FuzzResult, profile: MilesProfile) {
       batch: f.batch,
       shrinks: f.shrinks,
       faults: f.faults,
+      injected: f.injected,
     })),
     shard: `${result.shard.index + 1}/${result.shard.count}`,
     cases: result.cases,
@@ -113,7 +114,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     flags.json_file === undefined ? undefined : await checkOutputFile(io.cwd, flags.json_file, '--json-file');
   // --json: stdout carries only the JSON document; people's text goes to stderr (docs/cli.md).
   const people = flags.json ? io.stderr : io.stdout;
-  const params = flags.faults === undefined ? undefined : faultParams(flags.faults, flags.tokenizer);
+  const injected = flags.faults === undefined ? [] : injectedFaults(flags.faults, flags.tokenizer);
   const [index, count] = flags.shard;
   const started = performance.now();
   const result = await runFuzz({
@@ -124,7 +125,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     tasks: await readTb2Tasks(),
     tokenizer: flags.tokenizer,
     milesProfile: flags.miles_profile,
-    ...(params === undefined ? {} : { params }),
+    injected,
     signal: io.signal,
     onProgress: (done, total) => {
       if (done === total || done % Math.max(1, Math.ceil(total / 10)) === 0)
@@ -156,7 +157,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   );
   for (const f of result.failures)
     people.write(
-      `FAIL ${f.checks.join(', ')}: shrunk in ${plural(f.shrinks, 'step')} to ${plural(f.batch.groupSeeds.length, 'group')} × ${plural(f.batch.samples, 'rollout')}; faults carried: ${censusText(f.faults)}; scripts in ${dirname(f.prompts)}\nreproduce: ${f.command}\n`,
+      `FAIL ${f.checks.join(', ')}: shrunk in ${plural(f.shrinks, 'step')} to ${plural(f.batch.groupSeeds.length, 'group')} × ${plural(f.batch.samples, 'rollout')}${injected.length === 0 ? '' : `, --faults kinds still injected: ${f.injected.join(', ') || 'none'}`}; faults carried: ${censusText(f.faults)}; scripts in ${dirname(f.prompts)}\nreproduce: ${f.command}\n`,
     );
   if (flags.json) io.stdout.write(`${JSON.stringify(jsonOf(result, flags.miles_profile))}\n`);
   return result.failures.length > 0 || !identityHolds(a) ? 1 : 0;

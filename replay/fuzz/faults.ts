@@ -73,16 +73,21 @@ function usage(message: string): HarnessError {
   );
 }
 
-/** The generator parameters `--faults` asks for, or a usage error naming the known kinds. */
-export function faultParams(spec: string, tokenizer: TokenizerName): GeneratorParamsInput {
+/** One `--faults` kind and the generator parameters that inject it; shrinking may drop it from a failure. */
+export interface InjectedFault {
+  readonly kind: FaultKind;
+  readonly params: GeneratorParamsInput;
+}
+
+/** The kinds `--faults` asks for, each with its parameters, or a usage error naming the known kinds. */
+export function injectedFaults(spec: string, tokenizer: TokenizerName): InjectedFault[] {
   const colon = spec.lastIndexOf(':');
   const names = (colon === -1 ? spec : spec.slice(0, colon)).split(',').map((n) => n.trim());
   const rateText = colon === -1 ? null : spec.slice(colon + 1).trim();
   const rate = rateText === null ? DEFAULT_FAULT_RATE : Number(rateText);
   if (rateText !== null && (rateText === '' || !Number.isFinite(rate) || rate < 0 || rate > 1))
     throw usage(`rate ${JSON.stringify(rateText)} is not a number in [0, 1]`);
-  let params: GeneratorParamsInput = {};
-  const faults: Partial<Record<FaultKnob, number>> = {};
+  const injected: InjectedFault[] = [];
   for (const name of names) {
     const kind = FaultKindSchema.safeParse(name);
     if (!kind.success) throw usage(`unknown fault kind ${JSON.stringify(name)}`);
@@ -90,9 +95,26 @@ export function faultParams(spec: string, tokenizer: TokenizerName): GeneratorPa
     if (refused !== undefined) throw usage(refused);
     const inexpressible = inexpressibleReason(kind.data, tokenizer);
     if (inexpressible !== null) throw usage(`${inexpressible} (use --tokenizer qwen3)`);
+    if (injected.some((f) => f.kind === kind.data)) continue;
     const knob = FAULT_KNOBS[kind.data];
-    if (knob !== undefined) faults[knob] = rate;
-    else params = { ...params, ...RATE_KNOBS[kind.data]!(rate) };
+    const params = knob !== undefined ? { faults: { [knob]: rate } } : RATE_KNOBS[kind.data]!(rate);
+    injected.push({ kind: kind.data, params });
   }
-  return Object.keys(faults).length === 0 ? params : { ...params, faults };
+  return injected;
+}
+
+/** Several kinds' generator parameters as one (later ones win; the `faults` knobs merged). */
+export function mergeFaultParams(all: readonly GeneratorParamsInput[]): GeneratorParamsInput {
+  let params: GeneratorParamsInput = {};
+  for (const p of all)
+    params =
+      p.faults === undefined
+        ? { ...params, ...p }
+        : { ...params, ...p, faults: { ...params.faults, ...p.faults } };
+  return params;
+}
+
+/** The generator parameters `--faults` asks for, or a usage error naming the known kinds. */
+export function faultParams(spec: string, tokenizer: TokenizerName): GeneratorParamsInput {
+  return mergeFaultParams(injectedFaults(spec, tokenizer).map((f) => f.params));
 }

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import type { FaultKind } from '../../contracts/fault-scenario.ts';
 import type { MilesProfile } from '../../contracts/miles-profile.ts';
 import { stableHash } from '../../fakes/harbor/episode-catalog.ts';
 import type { GeneratorParamsInput } from '../../fakes/harbor/generator/params.ts';
@@ -10,7 +11,9 @@ import { addAccounting, emptyAccounting, type TokenAccounting } from '../account
 import type { ReplayReport } from '../report/schema.ts';
 import { type ReplayOptions, runReplay } from '../run-replay.ts';
 import { type FuzzBatch, fuzzBatchArbitrary } from './batch.ts';
+import { droppableKinds } from './droppable-kinds.ts';
 import { addCensus, type FaultCensus } from './fault-census.ts';
+import { type InjectedFault, mergeFaultParams } from './faults.ts';
 import { type MaterializedBatch, materializeBatch } from './materialize.ts';
 
 /**
@@ -44,6 +47,11 @@ export interface FuzzOptions {
   readonly milesProfile?: MilesProfile;
   /** Generator parameters over the fuzzer's own (written into the scripts, so the command keeps them). */
   readonly params?: GeneratorParamsInput;
+  /**
+   * The `--faults` kinds, over `params`: every case injects them all, and a failure's shrinking drops
+   * those it does not need (`FuzzFailure.injected` keeps the rest).
+   */
+  readonly injected?: readonly InjectedFault[];
   readonly onProgress?: (done: number, total: number) => void;
 }
 
@@ -59,6 +67,8 @@ interface FuzzFailure {
   readonly shrinks: number;
   /** The catalogue fault kinds the shrunk batch's episodes carry. */
   readonly faults: FaultCensus;
+  /** The `--faults` kinds the shrunk batch still injects (shrinking dropped the others). */
+  readonly injected: readonly FaultKind[];
 }
 
 export interface FuzzResult {
@@ -97,6 +107,7 @@ const REPLAY_ERROR = 'replay_error';
 
 async function playBatch(
   batch: FuzzBatch,
+  injected: readonly InjectedFault[],
   dir: string,
   options: FuzzOptions,
 ): Promise<{ report: ReplayReport | null; failed: string[]; materialized: MaterializedBatch }> {
@@ -104,7 +115,7 @@ async function playBatch(
     batch,
     dir,
     options.tasks,
-    options.params,
+    mergeFaultParams([options.params ?? {}, ...injected.map((f) => f.params)]),
     options.tokenizer,
     options.milesProfile,
   );
@@ -131,10 +142,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   const findings: Record<string, number> = {};
   let shrinking = false;
   try {
-    const property = fc.asyncProperty(fuzzBatchArbitrary, async (batch) => {
+    const kinds = droppableKinds(options.injected ?? []);
+    const property = fc.asyncProperty(fuzzBatchArbitrary, kinds, async (batch, injected) => {
       const dir = join(scratch, String(cases) + (shrinking ? '-shrink' : ''));
       try {
-        const { report, failed, materialized } = await playBatch(batch, dir, options);
+        const { report, failed, materialized } = await playBatch(batch, injected, dir, options);
         if (!shrinking) {
           // Cases before the first failure; afterwards fast-check only shrinks.
           cases += 1;
@@ -157,9 +169,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     });
     const failures: FuzzFailure[] = [];
     if (details.failed && details.counterexample !== null) {
-      const [batch] = details.counterexample;
+      const [batch, injected] = details.counterexample;
       const dir = join(options.outDir, `failure-seed${options.seed}-shard${options.shard.index}`);
-      const { failed, materialized } = await playBatch(batch, dir, options);
+      const { failed, materialized } = await playBatch(batch, injected, dir, options);
       failures.push({
         check: failed[0] ?? 'unreproduced',
         checks: failed,
@@ -169,6 +181,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
         batch,
         shrinks: details.numShrinks,
         faults: materialized.faults,
+        injected: injected.map((f) => f.kind),
       });
     }
     const { runs, seed, shard } = options;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultKindSchema } from '../../contracts/fault-scenario.ts';
 import { readTb2Tasks } from '../../fakes/harbor/episode-catalog.ts';
 import type { TokenizerName } from '../../fakes/tokenizer/tito.ts';
-import { faultParams, mixableKinds } from '../../replay/fuzz/faults.ts';
+import { injectedFaults, mixableKinds } from '../../replay/fuzz/faults.ts';
 import { runFuzz } from '../../replay/fuzz/run-fuzz.ts';
 import { deepCampaignSeed } from './deep-seed.ts';
 
@@ -46,7 +46,7 @@ describe.each(['toy', 'qwen3'] as const)(
         outDir: join(dir, tokenizer),
         tasks,
         tokenizer,
-        params: faultParams(`${kinds.join(',')}:${RATE}`, tokenizer),
+        injected: injectedFaults(`${kinds.join(',')}:${RATE}`, tokenizer),
         signal: new AbortController().signal,
       });
       const mixed = FaultKindSchema.options.flatMap((k) =>
@@ -57,7 +57,7 @@ describe.each(['toy', 'qwen3'] as const)(
       );
       for (const f of result.failures)
         console.log(
-          `[deep] ${tokenizer} FAIL ${f.checks.join(', ')} after ${f.shrinks} shrinks (${f.batch.groupSeeds.length} groups × ${f.batch.samples}); faults carried: ${JSON.stringify(f.faults)}; ${f.command}`,
+          `[deep] ${tokenizer} FAIL ${f.checks.join(', ')} after ${f.shrinks} shrinks (${f.batch.groupSeeds.length} groups × ${f.batch.samples}); kinds still injected: ${f.injected.join(', ') || 'none'}; faults carried: ${JSON.stringify(f.faults)}; ${f.command}`,
         );
       expect(result.cases).toBeGreaterThan(0);
       // Only the kinds asked for, and at least one of them, reached the episodes.

@@ -9,6 +9,7 @@ import { defaultPostprocess } from '../../fakes/session/hooks/default-postproces
 import type { SamplePostprocessor } from '../../fakes/session/hooks/types.ts';
 import { identityHolds } from '../../replay/accounting/schema.ts';
 import { MAX_GROUPS_PER_BATCH_FACTOR } from '../../replay/driver/rollout-step.ts';
+import { injectedFaults } from '../../replay/fuzz/faults.ts';
 import { runFuzz, shardRuns } from '../../replay/fuzz/run-fuzz.ts';
 import { runReplay } from '../../replay/run-replay.ts';
 
@@ -76,11 +77,18 @@ describe('harness fuzz', () => {
       tasks,
       signal,
       params: SHARED_PREFIX_PARAMS,
+      // Injected kinds the defect does not need: shrinking drops them from the written failure.
+      injected: injectedFaults('concurrent_requests,upstream_abort:0.2', 'toy'),
       replay: { sessionHooks: { postprocessor: trainsSharedTwice } },
     });
     expect(result.failures).toHaveLength(1);
     const failure = result.failures[0]!;
     expect(failure.check).toBe('exactly_once');
+    // Shrinking dropped the kinds it could (a dropped kind changes the episodes, so one may stay), and
+    // the written episodes carry none of the dropped ones.
+    expect(failure.injected.length).toBeLessThan(2);
+    for (const dropped of ['concurrent_requests', 'upstream_abort'] as const)
+      if (!failure.injected.includes(dropped)) expect(failure.faults[dropped] ?? 0, dropped).toBe(0);
     // Shrunk to one group (the rollouts up to the first one with a shared prefix stay).
     expect(failure.batch.groupSeeds).toHaveLength(1);
     expect(failure.shrinks).toBeGreaterThan(0);

@@ -31,6 +31,18 @@ describe('conformance masking', () => {
 });
 
 describe('conformance comparison', () => {
+  it('reports an exchange where one server called the policy and the other did not', () => {
+    const counted = (n: number | undefined): Exchange => ({
+      ...json('chat', '{"error":"x"}', 500),
+      ...(n === undefined ? {} : { upstreamCalls: n }),
+    });
+    expect(compareRecords(record('a', [counted(0)]), record('b', [counted(1)]))).toEqual([
+      { step: 'chat', what: 'upstream calls', fake: '0', miles: '1' },
+    ]);
+    expect(compareRecords(record('a', [counted(1)]), record('b', [counted(1)]))).toEqual([]);
+    expect(compareRecords(record('a', [counted(undefined)]), record('b', [counted(undefined)]))).toEqual([]);
+  });
+
   const reply = (reward: unknown, response: string) =>
     encodeSamples({
       samples: [

@@ -105,6 +105,10 @@ function compareExchange(
   if (fake.status !== miles.status) {
     out.push({ step, what: 'status', fake: String(fake.status), miles: String(miles.status) });
   }
+  if (fake.upstreamCalls !== miles.upstreamCalls) {
+    const [a, b] = [fake.upstreamCalls, miles.upstreamCalls].map((n) => String(n ?? 'not counted'));
+    out.push({ step, what: 'upstream calls', fake: a as string, miles: b as string });
+  }
   compareTexts(step, 'content-type', fake.contentType, miles.contentType, out);
   if (
     fake.status === 200 &&

@@ -15,6 +15,8 @@ export interface Exchange {
   readonly status: number;
   readonly contentType: string;
   readonly body: Uint8Array;
+  /** Chat requests the policy answered while this exchange ran (the raw requests record it). */
+  readonly upstreamCalls?: number;
 }
 
 export interface ExchangeRecord {

@@ -1,6 +1,7 @@
 import { parseJson } from '../../common/python-json/loads.ts';
 import { TRACE_ID_HEADER, TRACE_TURN_HEADER } from '../../contracts/policy-headers.ts';
 import type { SessionTrace } from '../../contracts/trace.ts';
+import type { PolicyEvents } from '../../fakes/policy/events.ts';
 import type { Exchange, ExchangeRecord } from './exchanges.ts';
 
 /**
@@ -196,11 +197,34 @@ const RAW_REQUESTS: readonly RawRequest[] = [
   { step: 'chat after delete', method: 'POST', path: '/sessions/{id}/v1/chat/completions', body: USER },
 ];
 
-export async function recordRawRequests(serverUrl: string): Promise<ExchangeRecord> {
+/**
+ * Sends the raw requests to one server; with the policy's `events`, each exchange also counts the chat
+ * requests the server sent upstream while it ran (the policy reports an answer before it sends it, so the
+ * count is complete when the server's reply arrives).
+ */
+export async function recordRawRequests(serverUrl: string, events?: PolicyEvents): Promise<ExchangeRecord> {
+  let calls = 0;
+  const offs = [
+    events?.on('chat:answered', () => {
+      calls += 1;
+    }),
+    events?.on('request:crashed', () => {
+      calls += 1;
+    }),
+  ];
+  try {
+    return await sendRawRequests(serverUrl, () => calls);
+  } finally {
+    for (const off of offs) off?.();
+  }
+}
+
+async function sendRawRequests(serverUrl: string, calls: () => number): Promise<ExchangeRecord> {
   const created = await fetch(`${serverUrl}/sessions`, { method: 'POST' });
   const sessionId = (parseJson(await created.text()) as { session_id: string }).session_id;
   const exchanges: Exchange[] = [];
   for (const request of RAW_REQUESTS) {
+    const before = calls();
     const response = await fetch(`${serverUrl}${request.path.replace('{id}', sessionId)}`, {
       method: request.method,
       redirect: 'manual',
@@ -215,6 +239,7 @@ export async function recordRawRequests(serverUrl: string): Promise<ExchangeReco
       status: response.status,
       contentType: response.headers.get('content-type') ?? '',
       body: new Uint8Array(await response.arrayBuffer()),
+      upstreamCalls: calls() - before,
     });
   }
   return { sessionId, exchanges };

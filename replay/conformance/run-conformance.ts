@@ -118,8 +118,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       options.onTrace?.(result);
       results.push(result);
     }
-    const fakeRaw = await recordRawRequests(fake.url);
-    const milesRaw = await recordRawRequests(miles.url);
+    const fakeRaw = await recordRawRequests(fake.url, policy.events);
+    const milesRaw = await recordRawRequests(miles.url, policy.events);
     return {
       milesRoot: options.milesRoot,
       profile: { name: profile.name, commits: profile.commits },

@@ -184,8 +184,7 @@ function resolveRequest(
  * value passes, and `""` or `{}` (length 0, never indexed) pass on any tree; anything else raises there.
  * Checked against both profiles by the raw requests of `harness conformance`.
  */
-function positionedMessages(state: SessionState, body: Record<string, unknown>): unknown[] {
-  const messages = requestMessagesOf(body);
+function positionedMessages(state: SessionState, messages: unknown): unknown[] {
   if (Array.isArray(messages)) return messages;
   if (messages === '' || isEmptyObject(messages) || state.tree.size === 0) return [];
   // A string indexes to its characters, which the matcher then fails on (its 500 JSON); a dict's `[0]`
@@ -199,14 +198,9 @@ function positionedMessages(state: SessionState, body: Record<string, unknown>):
  * upstream; `""` commits (`list(""[n:])` is `[]`), `{}` raises at the commit. Any other non-list raises
  * in the render: a plain 500 before the backend is called.
  */
-function renderable(body: Record<string, unknown>): void {
-  const messages = requestMessagesOf(body);
+function renderable(messages: unknown): void {
   if (!Array.isArray(messages) && messages !== '' && !isEmptyObject(messages))
     throw internalServerError('messages is not a list: the render raises');
-}
-
-function requestMessagesOf(body: Record<string, unknown>): unknown {
-  return 'messages' in body ? body.messages : [];
 }
 
 function isEmptyObject(value: unknown): boolean {
@@ -223,7 +217,9 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
   // 31f1ca96 rewrites the request before positioning it; the newer Miles finds the attach node first.
   const resolvedLater = config.switches.forwardedRequestDefaults;
   const early = resolvedLater ? null : rewriteRequest(config, body);
-  const messages = positionedMessages(state, body);
+  // `request_body.get("messages", [])`: whatever the client sent, read once.
+  const requested = 'messages' in body ? body.messages : [];
+  const messages = positionedMessages(state, requested);
   let attach: TrajectoryNode | null;
   try {
     attach = positionForRequest(state, messages, config.switches.activeLeaf);
@@ -232,7 +228,7 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
     throw error;
   }
   const rewritten = early ?? crashIsPlain500(() => resolveRequest(config, state, body, attach));
-  renderable(body);
+  renderable(requested);
   const memory = config.recordMemory;
   memory.adoptHistory(messages, attach);
   const prompt = crashIsPlain500(() =>
@@ -241,7 +237,7 @@ function phase1(config: ChatConfig, chat: IncomingChat): Prepared {
   memory.setPromptIds(body, prompt);
   const pool = config.forwardBuffers;
   const payload = memory.forwardedBytes(body, pool === undefined ? undefined : (size) => pool.take(size));
-  const commitRaises = isEmptyObject(requestMessagesOf(body));
+  const commitRaises = isEmptyObject(requested);
   return { body, payload, intent: rewritten.intent, messages, prompt, attachParent: attach, commitRaises };
 }
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EMIT_FAULTS } from '../../../contracts/directive.ts';
 import { QWEN3_IDS, qwen3Tokenizer } from '../../tokenizer/qwen3-tokenizer.ts';
 import type { TitoModel } from '../../tokenizer/tito.ts';
 import type { CallEvent } from '../engine/episode-calls.ts';
@@ -256,15 +257,8 @@ const TOY_KNOBS: readonly Knob[] = [
   'length_recover',
   'strip_thinking',
 ];
-const QWEN3_KNOBS: readonly Knob[] = [
-  'tool_response',
-  'think_in_content',
-  'char_tokens',
-  'tool_call_zero_args',
-  'tool_call_literal_end',
-  'tool_call_split_markers',
-  'tool_call_numbers_as_strings',
-];
+/** Qwen3-only: the tool-response boundary and every emission fault the policy can play. */
+const QWEN3_KNOBS: readonly Knob[] = ['tool_response', ...EMIT_FAULTS];
 
 const seeds = fc.nat({ max: 1_000_000 });
 

@@ -5,19 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { captureIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';
 import { bundledTraceFiles } from '../../replay/conformance/run-conformance.ts';
-import { milesGate } from './gate.ts';
+import { announceGate, milesGate } from './gate.ts';
 
 // `harness conformance` against Miles' real session server v2 on CPU (docs/conformance.md): every bundled
 // conformance trace must get the same answers from the fake as from Miles' own code.
 const gate = await milesGate();
-if (gate.unmet.length > 0)
-  console.warn(`[skip] miles suite, unmet preconditions:\n  ${gate.unmet.join('\n  ')}`);
 
-describe.runIf(gate.required && gate.unmet.length > 0)('miles suite (HARNESS_MILES_REQUIRED=1)', () => {
-  it('has its preconditions', () => {
-    expect(gate.unmet).toEqual([]);
-  });
-});
+announceGate(gate, 'miles suite');
 
 describe.skipIf(gate.unmet.length > 0)(
   gate.unmet.length > 0

@@ -5,23 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { captureIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';
 import type { DifferentialReport } from '../../replay/differential/run-differential.ts';
-import { milesGate } from './gate.ts';
+import { announceGate, milesGate } from './gate.ts';
 
 // `harness differential --tokenizer qwen3` (docs/differential.md "On Qwen3's ids"): Miles' own rollout path,
 // with --tito-model qwen3 over the HF-equal tokenizer, and the harness's driver play the same episodes on
 // Qwen3's real ids and must produce the same samples, train rows and metrics.
 const gate = await milesGate({ sessionServer: true, rollout: true, qwen3: true });
-if (gate.unmet.length > 0)
-  console.warn(`[skip] miles differential qwen3 suite, unmet preconditions:\n  ${gate.unmet.join('\n  ')}`);
 
-describe.runIf(gate.required && gate.unmet.length > 0)(
-  'miles differential qwen3 suite (HARNESS_MILES_REQUIRED=1)',
-  () => {
-    it('has its preconditions', () => {
-      expect(gate.unmet).toEqual([]);
-    });
-  },
-);
+announceGate(gate, 'miles differential qwen3 suite');
 
 async function differential(args: readonly string[]): Promise<{ code: number; report: DifferentialReport }> {
   const io = captureIo({});

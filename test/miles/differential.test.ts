@@ -9,22 +9,13 @@ import { type DifferentialReport, runDifferential } from '../../replay/different
 import { DEFAULT_PROMPTS_FILE } from '../../replay/driver/prompts.ts';
 import { rolloutId } from '../../replay/model/ids.ts';
 import type { Rollout } from '../../replay/model/rollout.ts';
-import { milesGate } from './gate.ts';
+import { announceGate, milesGate } from './gate.ts';
 
 // `harness differential` (docs/differential.md): Miles' own rollout path on CPU and the harness's driver
 // play the same episodes against the same fakes and must produce the same samples, train rows and metrics.
 const gate = await milesGate({ sessionServer: true, rollout: true });
-if (gate.unmet.length > 0)
-  console.warn(`[skip] miles differential suite, unmet preconditions:\n  ${gate.unmet.join('\n  ')}`);
 
-describe.runIf(gate.required && gate.unmet.length > 0)(
-  'miles differential suite (HARNESS_MILES_REQUIRED=1)',
-  () => {
-    it('has its preconditions', () => {
-      expect(gate.unmet).toEqual([]);
-    });
-  },
-);
+announceGate(gate, 'miles differential suite');
 
 async function differential(args: readonly string[]): Promise<{ code: number; report: DifferentialReport }> {
   const io = captureIo({});

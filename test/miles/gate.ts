@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_PYTHON, LAUNCHER } from '../../replay/conformance/miles-server.ts';
 import { ROLLOUT_DRIVER } from '../../replay/differential/miles-rollout.ts';
 
@@ -96,4 +97,18 @@ export async function newerMilesGate(
     ),
   );
   return { ...gate, unmet };
+}
+
+/**
+ * A gated suite's announcement: where preconditions are unmet it prints why it skips, and under
+ * HARNESS_MILES_REQUIRED=1 registers the one test that fails on them instead of skipping.
+ */
+export function announceGate(gate: MilesGate, suite: string): void {
+  if (gate.unmet.length > 0)
+    console.warn(`[skip] ${suite}, unmet preconditions:\n  ${gate.unmet.join('\n  ')}`);
+  describe.runIf(gate.required && gate.unmet.length > 0)(`${suite} (HARNESS_MILES_REQUIRED=1)`, () => {
+    it('has its preconditions', () => {
+      expect(gate.unmet).toEqual([]);
+    });
+  });
 }
